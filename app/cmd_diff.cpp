@@ -1,0 +1,28 @@
+#include "cmd_diff.h"
+
+#include <iostream>
+
+#include "report/diff.h"
+#include "report/writers.h"
+
+namespace ffn::app {
+
+CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
+    auto* cmd = app.add_subcommand(
+        "diff", "Compare two result tables (JSON or CSV) cell by cell; exit 0 equal, 1 different, 2 error");
+    cmd->add_option("A", o.a, "First results file")->required();
+    cmd->add_option("B", o.b, "Second results file")->required();
+    cmd->add_option("--rtol", o.rtol, "Relative tolerance")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber);
+    return cmd;
+}
+
+int run_diff(const DiffOptions& o) {
+    const auto a = report::read_tables(o.a);
+    const auto b = report::read_tables(o.b);
+    const auto differences = report::diff_tables(a, b, {o.rtol, o.atol});
+    for (const auto& d : differences) std::cout << report::describe(d) << "\n";
+    return differences.empty() ? 0 : 1;
+}
+
+}  // namespace ffn::app

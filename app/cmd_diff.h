@@ -1,0 +1,16 @@
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace ffn::app {
+
+struct DiffOptions {
+    std::string a, b;
+    double rtol = 0.0;
+    double atol = 0.0;
+};
+
+CLI::App* setup_diff(CLI::App& app, DiffOptions& options);
+int run_diff(const DiffOptions& options);
+
+}  // namespace ffn::app

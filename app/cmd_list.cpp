@@ -1,0 +1,37 @@
+#include "cmd_list.h"
+
+#include <fmt/format.h>
+#include <iostream>
+
+#include "common.h"
+#include "core/error.h"
+#include "experiments/registry.h"
+#include "runner/check.h"
+#include "runner/config.h"
+
+namespace ffn::app {
+
+CLI::App* setup_list(CLI::App& app, ListOptions& o) {
+    auto* cmd = app.add_subcommand("list", "List the experiment kinds and the bundled configs");
+    cmd->add_option("--root", o.root, "ffn-lab checkout holding configs/ (default: found automatically)");
+    return cmd;
+}
+
+int run_list(const ListOptions& o) {
+    std::cout << "Experiment kinds:\n";
+    for (const auto& k : experiments::all_kinds()) std::cout << fmt::format("  {:<20} {}\n", k.name, k.description);
+    std::cout << "\nBundled configs:\n";
+    for (const auto& path : runner::bundled_configs(find_root(o.root))) {
+        std::string what;
+        try {
+            const auto j = runner::load_json_file(path);
+            what = fmt::format("[{}] {}", j.value("experiment", "?"), j.value("description", ""));
+        } catch (const Error& e) {
+            what = std::string("(unreadable: ") + e.what() + ")";
+        }
+        std::cout << fmt::format("  {:<28} {}\n", path, what);
+    }
+    return 0;
+}
+
+}  // namespace ffn::app

@@ -1,0 +1,14 @@
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace ffn::app {
+
+struct ListOptions {
+    std::string root;
+};
+
+CLI::App* setup_list(CLI::App& app, ListOptions& options);
+int run_list(const ListOptions& options);
+
+}  // namespace ffn::app

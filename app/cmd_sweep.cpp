@@ -1,0 +1,73 @@
+#include "cmd_sweep.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "common.h"
+#include "core/error.h"
+#include "experiments/registry.h"
+#include "io/atomic_file.h"
+#include "report/writers.h"
+#include "runner/execute.h"
+
+namespace ffn::app {
+
+CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
+    auto* cmd = app.add_subcommand("sweep", "Run every point of a config's grid and print its tables");
+    cmd->add_option("-c,--config", o.config, "JSON config file")->required();
+    cmd->add_option("--set", o.overrides, "Override a key: --set model.width=8 (repeatable)");
+    cmd->add_option("-o,--out", o.out_dir, "Also write NAME.md/.csv/.json per table and manifest.json here");
+    cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_flag("--check", o.check, "Exit 1 when a value misses the document's (see the verdict column)");
+    cmd->add_flag("-q,--quiet", o.quiet, "No progress line or summary on stderr");
+    return cmd;
+}
+
+namespace {
+
+void write_outputs(const std::string& dir, const std::string& kind, const std::vector<report::Table>& tables,
+                   const report::Json& manifest) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
+    for (const auto& t : tables) {
+        const std::string base = (std::filesystem::path(dir) / t.name()).string();
+        io::write_file_atomically(base + ".md", to_markdown(t));
+        io::write_file_atomically(base + ".csv", to_csv(t));
+        io::write_file_atomically(base + ".json", report::results_document(kind, {t}, nullptr).dump(2) + "\n");
+    }
+    io::write_file_atomically((std::filesystem::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& o) {
+    std::vector<runner::Override> overrides;
+    for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
+    const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, overrides, experiments::all_kinds());
+    runner::SweepResult result;
+    {
+        Progress progress(!o.quiet);
+        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }});
+    }
+    if (o.format == "json") {
+        std::cout << report::results_document(plan.kind->name, result.tables, result.manifest).dump(2) << "\n";
+    } else {
+        for (std::size_t i = 0; i < result.tables.size(); ++i) {
+            const auto& t = result.tables[i];
+            if (o.format == "md") std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n" << to_markdown(t);
+            else std::cout << (i ? "\n" : "") << "# " << t.name() << "\n" << to_csv(t);
+        }
+    }
+    std::cout.flush();
+    if (!o.out_dir.empty()) write_outputs(o.out_dir, plan.kind->name, result.tables, result.manifest);
+    const auto& e = result.expect;
+    if (!o.quiet && e.passed + e.missed > 0)
+        std::cerr << fmt::format("{}: {} of {} document values matched{}\n", o.config, e.passed, e.passed + e.missed,
+                                 e.missed ? fmt::format(", {} missed", e.missed) : "");
+    return o.check && e.missed > 0 ? 1 : 0;
+}
+
+}  // namespace ffn::app

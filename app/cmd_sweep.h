@@ -1,0 +1,21 @@
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace ffn::app {
+
+struct SweepOptions {
+    std::string config;
+    std::vector<std::string> overrides;
+    std::string out_dir;
+    std::string format = "md";
+    std::size_t threads = 0;
+    bool check = false;
+    bool quiet = false;
+};
+
+CLI::App* setup_sweep(CLI::App& app, SweepOptions& options);
+int run_sweep(const SweepOptions& options);
+
+}  // namespace ffn::app

@@ -1,0 +1,37 @@
+#include "common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "ffnlab/build_info.h"
+
+namespace ffn::app {
+
+namespace fs = std::filesystem;
+
+std::string find_root(const std::string& given) {
+    if (!given.empty()) return given;
+    if (fs::is_directory("configs") && fs::is_directory("experiments")) return ".";
+    return build::source_dir;
+}
+
+Progress::Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+
+Progress::~Progress() {
+    if (drawn_) std::fputs("\n", stderr);
+}
+
+void Progress::update(std::size_t done, std::size_t total) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < 1.0 && done < total) return;
+    if (elapsed < 1.0 && !drawn_) return;
+    const double eta = done ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+    std::fputs(fmt::format("\rruns {}/{}, {:.1f} s elapsed, ETA {:.1f} s   ", done, total, elapsed, eta).c_str(), stderr);
+    drawn_ = true;
+}
+
+}  // namespace ffn::app

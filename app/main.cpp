@@ -1,0 +1,55 @@
+// ffn-lab: the command-line front end. CLI wiring only; every computation
+// lives in lib/ and experiments/.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cmd_check.h"
+#include "cmd_diff.h"
+#include "cmd_list.h"
+#include "cmd_sweep.h"
+#include "core/error.h"
+#include "ffnlab/build_info.h"
+
+int main(int argc, char** argv) {
+    using namespace ffn::app;
+    CLI::App app{"ffn-lab: experiments on the transformer feed-forward (MLP) layer"};
+    app.set_version_flag("--version", std::string("ffn-lab ") + ffn::build::version +
+                                          (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : ""));
+    app.require_subcommand(1);
+
+    SweepOptions sweep;
+    ListOptions list;
+    DiffOptions diff;
+    CheckOptions check;
+    auto* sweep_cmd = setup_sweep(app, sweep);
+    auto* list_cmd = setup_list(app, list);
+    auto* diff_cmd = setup_diff(app, diff);
+    auto* check_cmd = setup_check(app, check);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "ffn-lab: " << e.what() << " (see ffn-lab --help)\n";
+        return static_cast<int>(ffn::ExitCode::bad_input);
+    }
+
+    try {
+        if (sweep_cmd->parsed()) return run_sweep(sweep);
+        if (list_cmd->parsed()) return run_list(list);
+        if (diff_cmd->parsed()) return run_diff(diff);
+        if (check_cmd->parsed()) return run_check(check);
+    } catch (const ffn::Error& e) {
+        std::cerr << "ffn-lab: " << e.what() << "\n";
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::cerr << "ffn-lab: internal error: " << e.what() << "\n";
+        return 3;
+    }
+    return 0;
+}

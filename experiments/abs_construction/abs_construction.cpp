@@ -1,0 +1,155 @@
+// abs_construction: seed 000's exact 2-4-2 ReLU network computing
+// (|x1|, |x2|) (CLAIMS X1). Forward values at the worked input, the same net
+// without its activation, local Jacobians and their ranks, and errors over a
+// grid of inputs, all computed through nn::MLP.
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/jacobian.h"
+#include "analysis/rank.h"
+#include "experiments/common.h"
+#include "nn/mlp.h"
+#include "runner/experiment.h"
+
+namespace ffn::experiments {
+
+namespace {
+
+using report::ColumnType;
+
+template <class T>
+struct AbsNet {
+    nn::MLP<T> net;
+    nn::MLP<T> linear;  // the same weights, activation removed
+    nn::Matrix<T> reconstruction;
+};
+
+template <class T>
+AbsNet<T> build(const runner::Run& run) {
+    const auto A = run.matrix("A"), B = run.matrix("B"), R = run.matrix("reconstruction");
+    const auto a = run.numbers("a"), b = run.numbers("b");
+    const std::size_t m = A.size(), d = A[0].size();
+    require_shape("B", B.size(), B[0].size(), d, m, "B maps the hidden layer back to the input width");
+    require_length("a", a.size(), m, "one bias per row of A");
+    require_length("b", b.size(), d, "one bias per row of B");
+    require_shape("reconstruction", R.size(), R[0].size(), d, m, "it maps h back to x");
+    require_length("x", run.numbers("x").size(), d, "the input width");
+    const auto act = nn::parse_activation(run.string("activation"));
+    AbsNet<T> n{nn::MLP<T>({d, m, d}, act), nn::MLP<T>({d, m, d}, nn::Activation::identity), to_matrix<T>(R)};
+    for (auto* mlp : {&n.net, &n.linear}) {
+        mlp->layers[0].weight = to_matrix<T>(A);
+        mlp->layers[0].bias = to_vector<T>(a);
+        mlp->layers[1].weight = to_matrix<T>(B);
+        mlp->layers[1].bias = to_vector<T>(b);
+    }
+    return n;
+}
+
+template <class T>
+std::vector<report::Table> compute(const runner::Run& run) {
+    AbsNet<T> n = build<T>(run);
+    const std::size_t d = n.net.layers[0].in_features();
+
+    // Worked example at x.
+    const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
+    nn::Matrix<T> h;
+    const nn::Matrix<T> y = n.net.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
+    const nn::Matrix<T> z = n.net.layers[0].forward(X);
+    const nn::Matrix<T> y_linear = n.linear.forward(X);
+    const auto& A = n.net.layers[0].weight;
+    const auto& B = n.net.layers[1].weight;
+    // B A through the layer's own product: feeding the rows of A^T through a
+    // bias-free layer with weight B gives A^T B^T = (B A)^T.
+    nn::Linear<T> by_B(B.shape()[1], B.shape()[0], /*bias=*/false);
+    by_B.weight = B;
+    const nn::Matrix<T> BA = xt::transpose(by_B.forward(xt::eval(xt::transpose(A))));
+    nn::Linear<T> reconstruct(n.reconstruction.shape()[1], d, false);
+    reconstruct.weight = n.reconstruction;
+    const nn::Matrix<T> x_back = reconstruct.forward(h);
+
+    report::Table worked("worked_example");
+    worked.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
+    worked.add_row({std::string("x"), vector_text(row_of(X))});
+    worked.add_row({std::string("Ax+a"), vector_text(row_of(z))});
+    worked.add_row({std::string("h"), vector_text(row_of(h))});
+    worked.add_row({std::string("y"), vector_text(row_of(y))});
+    worked.add_row({std::string("y without activation"), vector_text(row_of(y_linear))});
+    worked.add_row({std::string("BA"), matrix_text(BA)});
+    worked.add_row({std::string("x from h (reconstruction)"), vector_text(row_of(x_back))});
+    worked.add_row({std::string("matrix entries"), std::to_string(A.size() + B.size())});
+    worked.add_row({std::string("bias slots"),
+                    std::to_string(n.net.layers[0].bias.size() + n.net.layers[1].bias.size())});
+
+    // Jacobians at sample points (away from zero pre-activations).
+    report::Table jac("jacobian");
+    jac.add_column("point", ColumnType::text)
+        .add_column("active_units", ColumnType::text)
+        .add_column("J", ColumnType::text)
+        .add_column("rank", ColumnType::integer)
+        .add_column("rank_bound_d", ColumnType::integer);
+    for (const auto& p : run.matrix("jacobian_points")) {
+        require_length("jacobian_points", p.size(), d, "points are inputs");
+        const nn::Vector<T> x = to_vector<T>(p);
+        const nn::Matrix<T> pre = n.net.layers[0].forward(as_row(x));
+        std::string active;
+        for (std::size_t j = 0; j < pre.shape()[1]; ++j) active += pre(0, j) > T(0) ? '1' : '0';
+        const nn::Matrix<T> J = analysis::mlp_jacobian(n.net, x);
+        jac.add_row({vector_text(x), active, matrix_text(J),
+                     static_cast<std::int64_t>(analysis::matrix_rank_of(J).rank), static_cast<std::int64_t>(d)});
+    }
+
+    // Over a grid: how far y is from |x|, how far the linear net is from 0,
+    // and how well h gives x back.
+    const auto lo = run.number("grid.lo"), hi = run.number("grid.hi");
+    const auto points = static_cast<std::size_t>(run.integer("grid.points"));
+    if (d != 2) throw Error("key 'A': the grid check covers two-dimensional inputs (A must have 2 columns)");
+    nn::Matrix<T> G = nn::Matrix<T>::from_shape({points * points, d});
+    for (std::size_t i = 0; i < points; ++i)
+        for (std::size_t j = 0; j < points; ++j) {
+            G(i * points + j, 0) = static_cast<T>(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(points - 1));
+            G(i * points + j, 1) = static_cast<T>(lo + (hi - lo) * static_cast<double>(j) / static_cast<double>(points - 1));
+        }
+    nn::Matrix<T> H;
+    const nn::Matrix<T> Y = n.net.forward(G, [&](std::size_t, nn::Matrix<T>& hidden) { H = hidden; });
+    const nn::Matrix<T> Y_linear = n.linear.forward(G);
+    const nn::Matrix<T> G_back = reconstruct.forward(H);
+    report::Table grid("grid");
+    grid.add_column("inputs", ColumnType::integer)
+        .add_column("max_abs_error_vs_abs", ColumnType::real, 3)
+        .add_column("max_abs_without_activation", ColumnType::real, 3)
+        .add_column("max_reconstruction_error", ColumnType::real, 3);
+    grid.add_row({static_cast<std::int64_t>(G.shape()[0]), static_cast<double>(xt::amax(xt::abs(Y - xt::abs(G)))()),
+                  static_cast<double>(xt::amax(xt::abs(Y_linear))()),
+                  static_cast<double>(xt::amax(xt::abs(G_back - G))())});
+    return {worked, jac, grid};
+}
+
+std::vector<report::Table> run_abs(const runner::Run& run) {
+    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+}
+
+}  // namespace
+
+runner::ExperimentKind make_abs_construction() {
+    using runner::Json;
+    using runner::KeyType;
+    runner::Schema schema{
+        {"A", KeyType::matrix, Json::parse("[[1,0],[-1,0],[0,1],[0,-1]]"), {}, {}, {}, "input weights, m x d"},
+        {"a", KeyType::number_list, Json::parse("[0,0,0,0]"), {}, {}, {}, "input bias, m"},
+        {"B", KeyType::matrix, Json::parse("[[1,1,0,0],[0,0,1,1]]"), {}, {}, {}, "output weights, d x m"},
+        {"b", KeyType::number_list, Json::parse("[0,0]"), {}, {}, {}, "output bias, d"},
+        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
+        {"x", KeyType::number_list, Json::parse("[-2,3]"), {}, {}, {}, "the worked input"},
+        {"reconstruction", KeyType::matrix, Json::parse("[[1,-1,0,0],[0,0,1,-1]]"), {}, {}, {},
+         "linear map from h back to x"},
+        {"jacobian_points", KeyType::matrix, Json::parse("[[-2,3],[1,1],[-1,-1],[2,-0.5]]"), {}, {}, {},
+         "inputs at which the Jacobian is taken"},
+        {"grid.lo", KeyType::number, -3.0, {}, {}, {}, ""},
+        {"grid.hi", KeyType::number, 3.0, {}, {}, {}, ""},
+        {"grid.points", KeyType::integer, 61, 2.0, 2001.0, {}, "per axis"},
+    };
+    return {"abs_construction", "seed 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
+            std::move(schema), run_abs, {}};
+}
+
+}  // namespace ffn::experiments

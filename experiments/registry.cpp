@@ -1,0 +1,20 @@
+// One line per experiment kind. An explicit list, not self-registering
+// statics, which a static library would silently drop.
+#include "experiments/registry.h"
+
+namespace ffn::experiments {
+
+runner::ExperimentKind make_param_count();
+runner::ExperimentKind make_abs_construction();
+runner::ExperimentKind make_residual_ablation();
+
+const std::vector<runner::ExperimentKind>& all_kinds() {
+    static const std::vector<runner::ExperimentKind> kinds = {
+        make_param_count(),
+        make_abs_construction(),
+        make_residual_ablation(),
+    };
+    return kinds;
+}
+
+}  // namespace ffn::experiments

@@ -1,0 +1,110 @@
+// residual_ablation: seed 003's hand-built 3-4-3 MLP writing into a residual
+// stream (CLAIMS X2). Forward values z, h, Delta, y at the worked input; the
+// same pass with one hidden unit zeroed after the activation (a forward hook);
+// and, for a linear readout q, the predicted score change -h_j q.c_j beside
+// the change recomputed by ablating each unit j in turn.
+#include "experiments/common.h"
+#include "nn/mlp.h"
+#include "runner/experiment.h"
+
+namespace ffn::experiments {
+
+namespace {
+
+using report::ColumnType;
+
+template <class T>
+std::vector<report::Table> compute(const runner::Run& run) {
+    const auto W_in = run.matrix("W_in"), W_out = run.matrix("W_out");
+    const std::size_t m = W_in.size(), d = W_in[0].size();
+    require_shape("W_out", W_out.size(), W_out[0].size(), d, m, "it writes the hidden layer back to the stream");
+    require_length("b_in", run.numbers("b_in").size(), m, "one bias per hidden unit");
+    require_length("b_out", run.numbers("b_out").size(), d, "one bias per stream coordinate");
+    require_length("x", run.numbers("x").size(), d, "the stream width");
+    require_length("readout", run.numbers("readout").size(), d, "q reads the stream");
+    const auto ablate = run.integer("ablate");
+    if (ablate < 1 || static_cast<std::size_t>(ablate) > m)
+        throw Error("key 'ablate': expected a hidden unit between 1 and " + std::to_string(m) + ", got " +
+                    std::to_string(ablate));
+
+    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
+    mlp.layers[0].weight = to_matrix<T>(W_in);
+    mlp.layers[0].bias = to_vector<T>(run.numbers("b_in"));
+    mlp.layers[1].weight = to_matrix<T>(W_out);
+    mlp.layers[1].bias = to_vector<T>(run.numbers("b_out"));
+    const nn::Vector<T> q = to_vector<T>(run.numbers("readout"));
+
+    // Normalisation is omitted, as in the document's arithmetic, so u = x.
+    const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
+    nn::Matrix<T> h;
+    const nn::Matrix<T> delta = mlp.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
+    const nn::Matrix<T> y = X + delta;
+
+    auto ablated = [&](std::size_t unit, nn::Matrix<T>* h_out) {
+        return mlp.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) {
+            hidden(0, unit) = T(0);
+            if (h_out) *h_out = hidden;
+        });
+    };
+    nn::Matrix<T> h_ab;
+    const nn::Matrix<T> delta_ab = ablated(static_cast<std::size_t>(ablate - 1), &h_ab);
+    const nn::Matrix<T> y_ab = X + delta_ab;
+
+    report::Table fwd("forward");
+    fwd.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
+    fwd.add_row({std::string("x"), vector_text(row_of(X))});
+    fwd.add_row({std::string("z"), vector_text(row_of(mlp.layers[0].forward(X)))});
+    fwd.add_row({std::string("h"), vector_text(row_of(h))});
+    fwd.add_row({std::string("Delta"), vector_text(row_of(delta))});
+    fwd.add_row({std::string("y"), vector_text(row_of(y))});
+    const std::string j = std::to_string(ablate);
+    fwd.add_row({"h with h" + j + "=0", vector_text(row_of(h_ab))});
+    fwd.add_row({"Delta with h" + j + "=0", vector_text(row_of(delta_ab))});
+    fwd.add_row({"y with h" + j + "=0", vector_text(row_of(y_ab))});
+    fwd.add_row({"change in y", vector_text(row_of(xt::eval(y_ab - y)))});
+
+    report::Table readout("readout");
+    readout.add_column("unit", ColumnType::integer)
+        .add_column("h_j", ColumnType::real)
+        .add_column("q.c_j", ColumnType::real)
+        .add_column("predicted_change", ColumnType::real)
+        .add_column("recomputed_change", ColumnType::real)
+        .add_column("abs_difference", ColumnType::real, 3);
+    const auto& W = mlp.layers[1].weight;
+    const T score = xt::sum(row_of(y) * q)();
+    for (std::size_t u = 0; u < m; ++u) {
+        T qc = 0;
+        for (std::size_t i = 0; i < d; ++i) qc += q(i) * W(i, u);
+        const T predicted = -h(0, u) * qc;
+        const T recomputed = xt::sum(row_of(xt::eval(X + ablated(u, nullptr))) * q)() - score;
+        readout.add_row({static_cast<std::int64_t>(u + 1), static_cast<double>(h(0, u)), static_cast<double>(qc),
+                         static_cast<double>(predicted), static_cast<double>(recomputed),
+                         static_cast<double>(std::abs(predicted - recomputed))});
+    }
+    return {fwd, readout};
+}
+
+std::vector<report::Table> run_ablation(const runner::Run& run) {
+    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+}
+
+}  // namespace
+
+runner::ExperimentKind make_residual_ablation() {
+    using runner::Json;
+    using runner::KeyType;
+    runner::Schema schema{
+        {"W_in", KeyType::matrix, Json::parse("[[1,1,0],[0,-1,1],[1,0,-1],[-1,1,1]]"), {}, {}, {}, "m x d"},
+        {"b_in", KeyType::number_list, Json::parse("[0,-1,1,1]"), {}, {}, {}, "m"},
+        {"W_out", KeyType::matrix, Json::parse("[[1,0,-1,1],[0,1,0,-2],[1,-1,2,0]]"), {}, {}, {}, "d x m"},
+        {"b_out", KeyType::number_list, Json::parse("[0,0.5,0]"), {}, {}, {}, "d"},
+        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
+        {"x", KeyType::number_list, Json::parse("[1,-1,2]"), {}, {}, {}, "the residual stream input"},
+        {"ablate", KeyType::integer, 4, 1.0, {}, {}, "hidden unit zeroed after the activation (1-based)"},
+        {"readout", KeyType::number_list, Json::parse("[0,0,1]"), {}, {}, {}, "q of the linear score s = q.y"},
+    };
+    return {"residual_ablation", "seed 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
+            std::move(schema), run_ablation, {}};
+}
+
+}  // namespace ffn::experiments

@@ -1,0 +1,73 @@
+#include "core/thread_pool.h"
+
+namespace ffn {
+
+std::size_t ThreadPool::hardware_threads() {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : n;
+}
+
+ThreadPool::ThreadPool(std::size_t threads) {
+    if (threads == 0) threads = hardware_threads();
+    for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+}
+
+// Takes indices one at a time until none are left. Called with mutex_ held.
+void ThreadPool::drain() {
+    std::unique_lock lock(mutex_, std::adopt_lock);
+    while (next_ < count_) {
+        const std::size_t i = next_++;
+        lock.unlock();
+        try {
+            (*body_)(i);
+        } catch (...) {
+            std::lock_guard guard(mutex_);
+            if (!error_) error_ = std::current_exception();
+        }
+        lock.lock();
+    }
+    lock.release();
+}
+
+void ThreadPool::worker_loop() {
+    std::uint64_t seen = 0;
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        ++busy_;
+        lock.release();
+        drain();
+        lock = std::unique_lock(mutex_, std::adopt_lock);
+        if (--busy_ == 0) done_.notify_all();
+    }
+}
+
+void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_t)>& body) {
+    if (n == 0) return;
+    std::unique_lock lock(mutex_);
+    body_ = &body;
+    next_ = 0;
+    count_ = n;
+    error_ = nullptr;
+    ++generation_;
+    wake_.notify_all();
+    lock.release();
+    drain();
+    lock = std::unique_lock(mutex_, std::adopt_lock);
+    done_.wait(lock, [&] { return busy_ == 0; });
+    body_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+}  // namespace ffn

@@ -1,0 +1,49 @@
+#pragma once
+// A persistent pool of worker threads with one operation: parallel_for over an
+// index range. Callers make results independent of scheduling by writing each
+// index's result to its own slot; the pool never reorders arithmetic.
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ffn {
+
+class ThreadPool {
+public:
+    // threads == 0 means all hardware threads. The calling thread works too,
+    // so a pool of n threads starts n - 1 workers.
+    explicit ThreadPool(std::size_t threads = 0);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    std::size_t size() const { return workers_.size() + 1; }
+
+    // Calls body(i) for every i in [0, n), each exactly once, spread over the
+    // threads; returns when all are done. The first exception thrown by a body
+    // is rethrown here after the others finish.
+    void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body);
+
+    static std::size_t hardware_threads();
+
+private:
+    void worker_loop();
+    void drain();
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(std::size_t)>* body_ = nullptr;
+    std::size_t next_ = 0, count_ = 0, busy_ = 0;
+    std::uint64_t generation_ = 0;
+    bool stopping_ = false;
+    std::exception_ptr error_;
+};
+
+}  // namespace ffn

@@ -1,0 +1,118 @@
+#include "report/table.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ffn::report {
+
+std::optional<double> as_number(const Cell& c) {
+    if (auto i = std::get_if<std::int64_t>(&c)) return static_cast<double>(*i);
+    if (auto d = std::get_if<double>(&c)) return *d;
+    return std::nullopt;
+}
+
+Table& Table::add_column(std::string name, ColumnType type, int precision, bool is_volatile) {
+    return add_column(Column{std::move(name), type, precision, is_volatile});
+}
+
+Table& Table::add_column(Column column) {
+    insert_column(columns_.size(), std::move(column));
+    return *this;
+}
+
+void Table::insert_column(std::size_t position, Column column) {
+    if (find_column(column.name))
+        throw std::logic_error("table '" + name_ + "': duplicate column '" + column.name + "'");
+    columns_.insert(columns_.begin() + static_cast<std::ptrdiff_t>(position), std::move(column));
+    for (auto& row : rows_) {
+        // Rebuilt rather than vector::insert, which trips GCC 12's
+        // -Wmaybe-uninitialized false positive on std::variant.
+        std::vector<Cell> widened;
+        widened.reserve(row.size() + 1);
+        for (std::size_t i = 0; i <= row.size(); ++i) {
+            if (i == position) widened.emplace_back(std::monostate{});
+            if (i < row.size()) widened.push_back(std::move(row[i]));
+        }
+        row = std::move(widened);
+    }
+}
+
+Cell Table::checked(const Column& column, Cell value) const {
+    if (is_null(value)) return value;
+    switch (column.type) {
+        case ColumnType::integer:
+            if (std::holds_alternative<std::int64_t>(value)) return value;
+            break;
+        case ColumnType::real:
+            if (auto n = as_number(value)) return *n;
+            break;
+        case ColumnType::text:
+            if (std::holds_alternative<std::string>(value)) return value;
+            break;
+        case ColumnType::boolean:
+            if (std::holds_alternative<bool>(value)) return value;
+            break;
+    }
+    throw std::logic_error("table '" + name_ + "': wrong cell type for column '" + column.name + "'");
+}
+
+void Table::add_row(std::vector<Cell> cells) {
+    if (cells.size() != columns_.size())
+        throw std::logic_error("table '" + name_ + "': row has " + std::to_string(cells.size()) +
+                               " cells, table has " + std::to_string(columns_.size()) + " columns");
+    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = checked(columns_[i], std::move(cells[i]));
+    rows_.push_back(std::move(cells));
+}
+
+void Table::set(std::size_t row, std::size_t column, Cell value) {
+    rows_.at(row).at(column) = checked(columns_.at(column), std::move(value));
+}
+
+std::optional<std::size_t> Table::find_column(const std::string& name) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+        if (columns_[i].name == name) return i;
+    return std::nullopt;
+}
+
+const Cell& Table::at(std::size_t row, const std::string& column) const {
+    auto c = find_column(column);
+    if (!c) throw std::logic_error("table '" + name_ + "': no column '" + column + "'");
+    return rows_.at(row).at(*c);
+}
+
+std::string to_string(ColumnType t) {
+    switch (t) {
+        case ColumnType::integer: return "integer";
+        case ColumnType::real: return "real";
+        case ColumnType::text: return "text";
+        case ColumnType::boolean: return "boolean";
+    }
+    return "real";
+}
+
+std::optional<ColumnType> parse_column_type(const std::string& s) {
+    for (auto t : {ColumnType::integer, ColumnType::real, ColumnType::text, ColumnType::boolean})
+        if (to_string(t) == s) return t;
+    return std::nullopt;
+}
+
+std::string format_cell(const Cell& c, int precision) {
+    struct Visitor {
+        int precision;
+        std::string operator()(std::monostate) const { return ""; }
+        std::string operator()(std::int64_t v) const { return std::to_string(v); }
+        std::string operator()(bool v) const { return v ? "true" : "false"; }
+        std::string operator()(const std::string& v) const { return v; }
+        std::string operator()(double v) const {
+            if (std::isnan(v)) return "nan";
+            if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+            if (v == 0.0) return "0";  // never "-0"
+            return precision > 0 ? fmt::format("{:.{}g}", v, precision) : fmt::format("{}", v);
+        }
+    };
+    return std::visit(Visitor{precision}, c);
+}
+
+}  // namespace ffn::report

@@ -1,0 +1,67 @@
+#pragma once
+// Results are data: an experiment returns Tables, writers render them. A Table
+// has typed, named columns, each with a display precision; cells may be null
+// (a value that does not exist, e.g. a diverged run; a status column says why).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ffn::report {
+
+enum class ColumnType { integer, real, text, boolean };
+
+struct Column {
+    std::string name;
+    ColumnType type = ColumnType::real;
+    int precision = 6;       // significant digits in markdown; JSON/CSV keep all
+    bool volatile_ = false;  // timings and the like: shown, never diffed
+};
+
+using Cell = std::variant<std::monostate, std::int64_t, double, std::string, bool>;
+
+inline bool is_null(const Cell& c) { return std::holds_alternative<std::monostate>(c); }
+// The numeric value of an integer or real cell; nullopt otherwise.
+std::optional<double> as_number(const Cell& c);
+
+class Table {
+public:
+    Table() = default;
+    explicit Table(std::string name) : name_(std::move(name)) {}
+
+    const std::string& name() const { return name_; }
+    const std::vector<Column>& columns() const { return columns_; }
+    const std::vector<std::vector<Cell>>& rows() const { return rows_; }
+    std::size_t row_count() const { return rows_.size(); }
+
+    Table& add_column(std::string name, ColumnType type, int precision = 6, bool is_volatile = false);
+    Table& add_column(Column column);
+    // Inserts a column at `position`, filling existing rows with null.
+    void insert_column(std::size_t position, Column column);
+    // Cells in column order; an integer given for a real column is widened.
+    // Throws on a count or type mismatch (a programming error, not user input).
+    void add_row(std::vector<Cell> cells);
+    void set(std::size_t row, std::size_t column, Cell value);
+
+    // Index of the named column, or nullopt.
+    std::optional<std::size_t> find_column(const std::string& name) const;
+    const Cell& at(std::size_t row, const std::string& column) const;
+
+private:
+    Cell checked(const Column& column, Cell value) const;
+
+    std::string name_;
+    std::vector<Column> columns_;
+    std::vector<std::vector<Cell>> rows_;
+};
+
+std::string to_string(ColumnType t);
+std::optional<ColumnType> parse_column_type(const std::string& s);
+
+// A cell as text: integers exactly, reals with `precision` significant digits
+// (or shortest round-trip when precision <= 0), null as "", booleans as
+// true/false.
+std::string format_cell(const Cell& c, int precision);
+
+}  // namespace ffn::report

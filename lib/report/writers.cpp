@@ -1,0 +1,307 @@
+#include "report/writers.h"
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "io/atomic_file.h"
+
+namespace ffn::report {
+
+namespace {
+
+std::string escape_markdown(std::string s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += '\\';
+        out += c == '\n' ? ' ' : c;
+    }
+    return out;
+}
+
+std::string escape_csv(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+Json cell_to_json(const Cell& c) {
+    if (auto i = std::get_if<std::int64_t>(&c)) return *i;
+    if (auto d = std::get_if<double>(&c)) return std::isfinite(*d) ? Json(*d) : Json(nullptr);
+    if (auto s = std::get_if<std::string>(&c)) return *s;
+    if (auto b = std::get_if<bool>(&c)) return *b;
+    return nullptr;
+}
+
+Cell cell_from_json(const Json& v, ColumnType type, const std::string& where) {
+    if (v.is_null()) return Cell{};
+    switch (type) {
+        case ColumnType::integer:
+            if (v.is_number_integer()) return v.get<std::int64_t>();
+            break;
+        case ColumnType::real:
+            if (v.is_number()) return v.get<double>();
+            break;
+        case ColumnType::text:
+            if (v.is_string()) return v.get<std::string>();
+            break;
+        case ColumnType::boolean:
+            if (v.is_boolean()) return v.get<bool>();
+            break;
+    }
+    throw Error(where + ": value " + v.dump() + " is not of type " + to_string(type));
+}
+
+ColumnType infer_type(const Json& v) {
+    if (v.is_number_integer()) return ColumnType::integer;
+    if (v.is_number()) return ColumnType::real;
+    if (v.is_boolean()) return ColumnType::boolean;
+    return ColumnType::text;
+}
+
+// Splits CSV text into records of fields (RFC 4180: quotes, doubled quotes,
+// newlines inside quotes).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& where) {
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> record;
+    std::string field;
+    bool quoted = false, field_started = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"' && !field_started) {
+            quoted = field_started = true;
+        } else if (c == ',') {
+            record.push_back(std::exchange(field, {}));
+            field_started = false;
+        } else if (c == '\n' || c == '\r') {
+            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+            record.push_back(std::exchange(field, {}));
+            records.push_back(std::exchange(record, {}));
+            field_started = false;
+        } else {
+            field += c;
+            field_started = true;
+        }
+    }
+    if (quoted) throw Error(where + ": unterminated quoted field");
+    if (field_started || !record.empty()) {
+        record.push_back(field);
+        records.push_back(record);
+    }
+    return records;
+}
+
+// A field is a number only when it is written as one: "003" (a label) stays
+// text, since a number has no leading zeros.
+Cell cell_from_csv(const std::string& s) {
+    if (s.empty()) return Cell{};
+    if (s == "true") return true;
+    if (s == "false") return false;
+    const std::size_t digits = s[0] == '-' ? 1 : 0;
+    if (s.size() > digits + 1 && s[digits] == '0' && std::isdigit(static_cast<unsigned char>(s[digits + 1])))
+        return s;
+    std::size_t used = 0;
+    try {
+        if (s.find_first_of(".eEn") == std::string::npos) {
+            const long long i = std::stoll(s, &used);
+            if (used == s.size()) return static_cast<std::int64_t>(i);
+        }
+        const double d = std::stod(s, &used);
+        if (used == s.size()) return d;
+    } catch (const std::exception&) {
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string to_markdown(const Table& t) {
+    std::string out = "| ";
+    for (const auto& c : t.columns()) out += escape_markdown(c.name) + " | ";
+    out.pop_back();
+    out += "\n|";
+    for (const auto& c : t.columns())
+        out += (c.type == ColumnType::text || c.type == ColumnType::boolean) ? " --- |" : " ---: |";
+    out += "\n";
+    for (const auto& row : t.rows()) {
+        out += "| ";
+        for (std::size_t i = 0; i < row.size(); ++i)
+            out += escape_markdown(format_cell(row[i], t.columns()[i].precision)) + " | ";
+        out.pop_back();
+        out += "\n";
+    }
+    return out;
+}
+
+std::string to_csv(const Table& t) {
+    std::string out;
+    for (std::size_t i = 0; i < t.columns().size(); ++i)
+        out += (i ? "," : "") + escape_csv(t.columns()[i].name);
+    out += "\n";
+    for (const auto& row : t.rows()) {
+        for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + escape_csv(format_cell(row[i], 0));
+        out += "\n";
+    }
+    return out;
+}
+
+Json to_json(const Table& t) {
+    Json j;
+    j["name"] = t.name();
+    j["columns"] = Json::array();
+    j["types"] = Json::object();
+    for (const auto& c : t.columns()) {
+        j["columns"].push_back(c.name);
+        j["types"][c.name] = to_string(c.type);
+    }
+    Json precision = Json::object(), volatile_columns = Json::array();
+    for (const auto& c : t.columns()) {
+        if (c.type == ColumnType::real) precision[c.name] = c.precision;
+        if (c.volatile_) volatile_columns.push_back(c.name);
+    }
+    j["precision"] = precision;
+    j["volatile"] = volatile_columns;
+    j["rows"] = Json::array();
+    for (const auto& row : t.rows()) {
+        Json r = Json::object();
+        for (std::size_t i = 0; i < row.size(); ++i) r[t.columns()[i].name] = cell_to_json(row[i]);
+        j["rows"].push_back(std::move(r));
+    }
+    return j;
+}
+
+Json results_document(const std::string& experiment, const std::vector<Table>& tables,
+                      const Json& manifest) {
+    Json doc;
+    doc["experiment"] = experiment;
+    doc["tables"] = Json::array();
+    for (const auto& t : tables) doc["tables"].push_back(to_json(t));
+    if (!manifest.is_null()) doc["manifest"] = manifest;
+    return doc;
+}
+
+Table table_from_json(const Json& j, const std::string& where) {
+    if (!j.is_object() || !j.contains("name") || !j["name"].is_string() || !j.contains("rows") ||
+        !j["rows"].is_array())
+        throw Error(where + ": a table needs a string 'name' and an array 'rows'");
+    Table t(j["name"].get<std::string>());
+    const std::string here = where + ": table '" + t.name() + "'";
+    const Json& rows = j["rows"];
+    std::vector<std::string> names;
+    if (j.contains("columns") && j["columns"].is_array()) {
+        for (const auto& n : j["columns"]) {
+            if (!n.is_string()) throw Error(here + ": column names must be strings");
+            names.push_back(n.get<std::string>());
+        }
+    } else if (!rows.empty() && rows[0].is_object()) {
+        for (const auto& item : rows[0].items()) names.push_back(item.key());
+    }
+    const Json types = j.value("types", Json::object());
+    const Json precision = j.value("precision", Json::object());
+    const Json volatile_columns = j.value("volatile", Json::array());
+    for (const auto& name : names) {
+        Column c{name, ColumnType::real, 6, false};
+        if (types.contains(name)) {
+            auto t_ = types[name].is_string() ? parse_column_type(types[name].get<std::string>()) : std::nullopt;
+            if (!t_) throw Error(here + ": column '" + name + "' has an unknown type");
+            c.type = *t_;
+        } else {
+            for (const auto& r : rows)
+                if (r.is_object() && r.contains(name) && !r[name].is_null()) {
+                    c.type = infer_type(r[name]);
+                    break;
+                }
+        }
+        if (precision.contains(name) && precision[name].is_number_integer()) c.precision = precision[name].get<int>();
+        for (const auto& v : volatile_columns)
+            if (v == name) c.volatile_ = true;
+        t.add_column(c);
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (!rows[r].is_object()) throw Error(here + ": row " + std::to_string(r) + " is not an object");
+        std::vector<Cell> cells;
+        for (const auto& c : t.columns()) {
+            const auto it = rows[r].find(c.name);
+            cells.push_back(it == rows[r].end()
+                                ? Cell{}
+                                : cell_from_json(*it, c.type, here + " row " + std::to_string(r) +
+                                                                   " column '" + c.name + "'"));
+        }
+        t.add_row(std::move(cells));
+    }
+    return t;
+}
+
+Table table_from_csv(const std::string& text, const std::string& name, const std::string& where) {
+    const auto records = parse_csv(text, where);
+    if (records.empty()) throw Error(where + ": empty CSV file (expected a header row)");
+    const auto& header = records.front();
+    std::vector<std::vector<Cell>> cells;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        if (records[r].size() != header.size())
+            throw Error(where + ": line " + std::to_string(r + 1) + " has " + std::to_string(records[r].size()) +
+                        " fields, the header has " + std::to_string(header.size()));
+        std::vector<Cell> row;
+        for (const auto& f : records[r]) row.push_back(cell_from_csv(f));
+        cells.push_back(std::move(row));
+    }
+    // A column's type is the widest its cells need: integer < real < text.
+    Table t(name);
+    for (std::size_t c = 0; c < header.size(); ++c) {
+        ColumnType type = ColumnType::integer;
+        bool any = false, all_bool = true;
+        for (const auto& row : cells) {
+            const Cell& v = row[c];
+            if (is_null(v)) continue;
+            any = true;
+            if (!std::holds_alternative<bool>(v)) all_bool = false;
+            if (std::holds_alternative<std::string>(v) || std::holds_alternative<bool>(v)) type = ColumnType::text;
+            else if (std::holds_alternative<double>(v) && type == ColumnType::integer) type = ColumnType::real;
+        }
+        if (any && all_bool) type = ColumnType::boolean;
+        t.add_column(header[c], any ? type : ColumnType::text, 0);
+    }
+    for (auto& row : cells) {
+        for (std::size_t c = 0; c < row.size(); ++c)
+            if (t.columns()[c].type == ColumnType::text && !is_null(row[c]) &&
+                !std::holds_alternative<std::string>(row[c]))
+                row[c] = format_cell(row[c], 0);
+        t.add_row(std::move(row));
+    }
+    return t;
+}
+
+std::vector<Table> read_tables(const std::string& path) {
+    const std::string text = io::read_file(path);
+    const std::filesystem::path p(path);
+    if (p.extension() == ".csv") return {table_from_csv(text, p.stem().string(), path)};
+    Json doc;
+    try {
+        doc = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+    }
+    std::vector<Table> tables;
+    if (doc.is_object() && doc.contains("tables") && doc["tables"].is_array()) {
+        for (const auto& t : doc["tables"]) tables.push_back(table_from_json(t, path));
+    } else if (doc.is_object() && doc.contains("rows")) {
+        tables.push_back(table_from_json(doc, path));
+    } else {
+        throw Error(path + ": expected an ffn-lab results document (an object with 'tables')");
+    }
+    return tables;
+}
+
+}  // namespace ffn::report

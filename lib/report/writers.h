@@ -1,0 +1,33 @@
+#pragma once
+// Renderers and readers of Tables. JSON is the contract other tools read:
+//   {"experiment": KIND, "tables": [{"name", "columns": [names...],
+//     "types": {column: type}, "rows": [{column: value}...]}], "manifest": {...}}
+// Numbers are JSON numbers at full precision; a missing value is null.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+
+namespace ffn::report {
+
+using Json = nlohmann::ordered_json;
+
+std::string to_markdown(const Table& t);
+std::string to_csv(const Table& t);
+Json to_json(const Table& t);
+
+// The whole results document; `manifest` may be null (expected tables leave it
+// out, since it changes with every run).
+Json results_document(const std::string& experiment, const std::vector<Table>& tables,
+                      const Json& manifest);
+
+// Parses what to_json wrote. `where` names the source in error messages.
+Table table_from_json(const Json& j, const std::string& where);
+Table table_from_csv(const std::string& text, const std::string& name, const std::string& where);
+
+// Reads a results file: a JSON document (every table in it) or a CSV file (one
+// table named after the file). Throws ffn::Error naming the file on any defect.
+std::vector<Table> read_tables(const std::string& path);
+
+}  // namespace ffn::report

@@ -1,0 +1,57 @@
+#include "runner/check.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/atomic_file.h"
+#include "report/diff.h"
+#include "report/writers.h"
+#include "runner/execute.h"
+
+namespace ffn::runner {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> bundled_configs(const std::string& root) {
+    std::vector<std::string> out;
+    const fs::path dir = fs::path(root) / "configs";
+    if (!fs::is_directory(dir)) throw Error(dir.string() + ": no configs folder (use --root to point at an ffn-lab checkout)");
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            out.push_back(entry.path().lexically_normal().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path) {
+    return (fs::path(root) / "experiments" / kind / "expected" / fs::path(config_path).filename()).lexically_normal().string();
+}
+
+CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
+                          const std::vector<ExperimentKind>& kinds, std::size_t threads) {
+    CheckOutcome outcome{config_path, CheckStatus::error, {}};
+    try {
+        const Plan plan = make_plan(load_json_file(config_path), config_path, {}, kinds);
+        const SweepResult result = execute(plan, {threads, {}});
+        const std::string expected = expected_path(root, plan.kind->name, config_path);
+        if (update) {
+            fs::create_directories(fs::path(expected).parent_path());
+            io::write_file_atomically(expected, report::results_document(plan.kind->name, result.tables, nullptr).dump(2) + "\n");
+            outcome.status = CheckStatus::updated;
+            outcome.details.push_back("wrote " + expected);
+            return outcome;
+        }
+        if (!fs::exists(expected))
+            throw Error(expected + ": no expected table (run `ffn-lab check --update " + config_path + "` to create it)");
+        const auto differences = report::diff_tables(result.tables, report::read_tables(expected), plan.check_tolerance);
+        outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
+        for (const auto& d : differences) outcome.details.push_back(report::describe(d) + " (A = this run, B = expected)");
+    } catch (const Error& e) {
+        outcome.status = CheckStatus::error;
+        outcome.details.push_back(e.what());
+    }
+    return outcome;
+}
+
+}  // namespace ffn::runner

@@ -1,0 +1,321 @@
+#include "runner/config.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "io/atomic_file.h"
+#include "runner/experiment.h"
+
+namespace ffn::runner {
+
+namespace {
+
+// Keys every config may hold besides its kind's schema.
+const std::vector<std::string> kStructuralKeys = {"experiment", "description", "sweep", "zip", "expect", "check"};
+
+Schema with_common_keys(const Schema& kind) {
+    Schema s = kind;
+    if (!s.find("seeds"))
+        s.add({"seeds", KeyType::int_list, Json::array({0}), 0.0, std::nullopt, {}, "random seeds, one run each"});
+    if (!s.find("dtype"))
+        s.add({"dtype", KeyType::string, "float64", std::nullopt, std::nullopt, {"float32", "float64"}, "scalar type"});
+    return s;
+}
+
+std::vector<std::string> known_paths(const Schema& s, bool top_level) {
+    std::vector<std::string> out;
+    for (const auto& k : s.keys()) out.push_back(k.path);
+    if (top_level) out.insert(out.end(), kStructuralKeys.begin(), kStructuralKeys.end());
+    return out;
+}
+
+[[noreturn]] void unknown_key(const std::string& where, const std::string& path, const Schema& s,
+                              const std::string& kind) {
+    std::string msg = where + ": key '" + path + "': unknown key for experiment '" + kind + "'";
+    if (auto guess = did_you_mean(path, known_paths(s, true))) msg += " (did you mean '" + *guess + "'?)";
+    throw Error(msg);
+}
+
+void check_value(const std::string& where, const KeySpec& spec, const Json& value) {
+    const std::string problem = type_error(spec, value);
+    if (!problem.empty()) throw Error(where + ": key '" + spec.path + "': " + problem);
+}
+
+// Walks nested objects down to schema keys, filling `flat`.
+void flatten(const Json& obj, const std::string& prefix, const Schema& s, const std::string& where,
+             const std::string& kind, Json& flat) {
+    for (const auto& item : obj.items()) {
+        const std::string path = prefix.empty() ? item.key() : prefix + "." + item.key();
+        if (prefix.empty() &&
+            std::find(kStructuralKeys.begin(), kStructuralKeys.end(), path) != kStructuralKeys.end())
+            continue;
+        if (const KeySpec* spec = s.find(path)) {
+            check_value(where, *spec, item.value());
+            flat[path] = item.value();
+        } else if (item.value().is_object() && s.is_prefix(path)) {
+            flatten(item.value(), path, s, where, kind, flat);
+        } else {
+            unknown_key(where, path, s, kind);
+        }
+    }
+}
+
+// One grid axis: each step assigns values to one or more keys.
+struct Axis {
+    std::vector<std::string> keys;
+    std::vector<std::vector<Json>> steps;  // steps[i][k] is keys[k]'s value
+};
+
+Axis read_list_axis(const std::string& where, const std::string& block, const std::string& key, const Json& list,
+                    const Schema& s, const std::string& kind) {
+    const KeySpec* spec = s.find(key);
+    if (!spec) unknown_key(where + ": " + block, key, s, kind);
+    if (key == "seeds") throw Error(where + ": " + block + ": sweep seeds with the top-level 'seeds' list");
+    if (!list.is_array() || list.empty())
+        throw Error(where + ": " + block + " key '" + key + "': expected a non-empty list of values, got " + list.dump());
+    Axis axis{{key}, {}};
+    for (const auto& v : list) {
+        check_value(where + ": " + block, *spec, v);
+        axis.steps.push_back({v});
+    }
+    return axis;
+}
+
+report::Cell json_to_cell(const Json& v) {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>();
+    return v.dump();
+}
+
+std::vector<std::pair<std::string, report::Cell>> read_cells(const Json& obj, const std::string& where) {
+    if (!obj.is_object()) throw Error(where + ": expected an object of column: value pairs, got " + obj.dump());
+    std::vector<std::pair<std::string, report::Cell>> out;
+    for (const auto& item : obj.items()) {
+        if (item.value().is_structured()) throw Error(where + " '" + item.key() + "': expected a number, string or boolean");
+        out.emplace_back(item.key(), json_to_cell(item.value()));
+    }
+    return out;
+}
+
+double read_tolerance(const Json& obj, const std::string& key, double fallback, const std::string& where) {
+    if (!obj.contains(key)) return fallback;
+    const Json& v = obj[key];
+    if (!v.is_number() || v.get<double>() < 0)
+        throw Error(where + " '" + key + "': expected a number >= 0, got " + v.dump());
+    return v.get<double>();
+}
+
+void reject_unknown(const Json& obj, const std::vector<std::string>& allowed, const std::string& where) {
+    for (const auto& item : obj.items())
+        if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
+            std::string msg = where + ": unknown key '" + item.key() + "'";
+            if (auto guess = did_you_mean(item.key(), allowed)) msg += " (did you mean '" + *guess + "'?)";
+            throw Error(msg);
+        }
+}
+
+std::vector<report::Expectation> read_expectations(const Json& list, const std::string& where) {
+    if (!list.is_array()) throw Error(where + ": key 'expect': expected a list of objects");
+    std::vector<report::Expectation> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string here = where + ": expect[" + std::to_string(i) + "]";
+        const Json& e = list[i];
+        if (!e.is_object()) throw Error(here + ": expected an object");
+        reject_unknown(e, {"table", "where", "values", "atol", "rtol", "source", "note"}, here);
+        if (!e.contains("table") || !e["table"].is_string()) throw Error(here + ": key 'table': expected a string");
+        if (!e.contains("values")) throw Error(here + ": key 'values': required");
+        report::Expectation x;
+        x.table = e["table"].get<std::string>();
+        if (e.contains("where")) x.where = read_cells(e["where"], here + " where");
+        x.values = read_cells(e["values"], here + " values");
+        if (x.values.empty()) throw Error(here + ": key 'values': expected at least one column");
+        x.atol = read_tolerance(e, "atol", 0.0, here);
+        x.rtol = read_tolerance(e, "rtol", 0.0, here);
+        if (e.contains("source")) {
+            if (!e["source"].is_string()) throw Error(here + ": key 'source': expected a string");
+            x.source = e["source"].get<std::string>();
+        }
+        x.origin = here;
+        out.push_back(std::move(x));
+    }
+    return out;
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw Error("--set '" + text + "': expected key.path=value");
+    Override o{text.substr(0, eq), nullptr};
+    const std::string value = text.substr(eq + 1);
+    o.value = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+    if (o.value.is_discarded()) o.value = value;
+    return o;
+}
+
+std::string Run::id_hex() const { return fmt::format("{:016x}", id); }
+
+const Json& Run::raw(const std::string& path) const {
+    if (!values.contains(path)) throw std::logic_error("run has no key '" + path + "' (missing from the schema?)");
+    return values[path];
+}
+std::int64_t Run::integer(const std::string& path) const { return raw(path).get<std::int64_t>(); }
+double Run::number(const std::string& path) const { return raw(path).get<double>(); }
+std::string Run::string(const std::string& path) const { return raw(path).get<std::string>(); }
+bool Run::boolean(const std::string& path) const { return raw(path).get<bool>(); }
+std::vector<double> Run::numbers(const std::string& path) const { return raw(path).get<std::vector<double>>(); }
+std::vector<std::int64_t> Run::integers(const std::string& path) const {
+    return raw(path).get<std::vector<std::int64_t>>();
+}
+std::vector<std::vector<double>> Run::matrix(const std::string& path) const {
+    return raw(path).get<std::vector<std::vector<double>>>();
+}
+
+Json load_json_file(const std::string& path) {
+    const std::string text = io::read_file(path);
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        // Turn the byte offset into line:column.
+        const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+        const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+        const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+        std::string what = e.what();
+        if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
+        throw Error(fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, what));
+    }
+}
+
+Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& overrides,
+               const std::vector<ExperimentKind>& kinds) {
+    if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
+    Json root = root_in;
+    if (!root.contains("experiment") || !root["experiment"].is_string())
+        throw Error(source + ": key 'experiment': required, a string naming the experiment kind (see `ffn-lab list`)");
+    const std::string kind_name = root["experiment"].get<std::string>();
+    Plan plan;
+    std::vector<std::string> names;
+    for (const auto& k : kinds) {
+        names.push_back(k.name);
+        if (k.name == kind_name) plan.kind = &k;
+    }
+    if (!plan.kind) {
+        std::string msg = source + ": key 'experiment': unknown experiment kind '" + kind_name + "'";
+        if (auto guess = did_you_mean(kind_name, names)) msg += " (did you mean '" + *guess + "'?)";
+        throw Error(msg + "; `ffn-lab list` shows the kinds");
+    }
+    const Schema schema = with_common_keys(plan.kind->schema);
+    plan.source = source;
+    if (root.contains("description")) {
+        if (!root["description"].is_string()) throw Error(source + ": key 'description': expected a string");
+        plan.description = root["description"].get<std::string>();
+    }
+
+    // Overrides: a swept key set with --set is fixed at that value.
+    Json flat = Json::object();
+    flatten(root, "", schema, source, kind_name, flat);
+    for (const auto& o : overrides) {
+        const std::string where = "--set " + o.path;
+        if (const auto dot = o.path.find('.'); dot != std::string::npos &&
+                                               (o.path.substr(0, dot) == "sweep" || o.path.substr(0, dot) == "zip")) {
+            root[o.path.substr(0, dot)][o.path.substr(dot + 1)] = o.value;
+            continue;
+        }
+        if (o.path == "experiment" || o.path == "expect" || o.path == "check" || o.path == "description")
+            throw Error(where + ": '" + o.path + "' cannot be overridden");
+        const KeySpec* spec = schema.find(o.path);
+        if (!spec) unknown_key("--set", o.path, schema, kind_name);
+        check_value(where, *spec, o.value);
+        flat[o.path] = o.value;
+        if (root.contains("sweep") && root["sweep"].is_object()) root["sweep"].erase(o.path);
+        if (o.path == "seeds") root["seeds"] = o.value;
+    }
+    plan.config = root;
+
+    // Defaults; a key without one is required.
+    Json resolved = Json::object();
+    for (const auto& k : schema.keys()) {
+        if (flat.contains(k.path)) resolved[k.path] = flat[k.path];
+        else if (!k.default_value.is_null()) resolved[k.path] = k.default_value;
+        else if (!(root.contains("sweep") && root["sweep"].is_object() && root["sweep"].contains(k.path)) &&
+                 !(root.contains("zip") && root["zip"].is_object() && root["zip"].contains(k.path)))
+            throw Error(source + ": key '" + k.path + "': required, " + describe(k.type) +
+                        (k.help.empty() ? "" : " (" + k.help + ")"));
+    }
+
+    std::vector<Axis> axes;
+    if (root.contains("zip")) {
+        const Json& zip = root["zip"];
+        if (!zip.is_object() || zip.empty()) throw Error(source + ": key 'zip': expected an object of key: [values]");
+        Axis axis;
+        std::size_t length = 0;
+        for (const auto& item : zip.items()) {
+            Axis one = read_list_axis(source, "zip", item.key(), item.value(), schema, kind_name);
+            if (!axis.keys.empty() && one.steps.size() != length)
+                throw Error(fmt::format("{}: zip key '{}': has {} values, '{}' has {} (zip lists must have equal length)",
+                                        source, item.key(), one.steps.size(), axis.keys.front(), length));
+            length = one.steps.size();
+            axis.keys.push_back(item.key());
+            axis.steps.resize(length);
+            for (std::size_t i = 0; i < length; ++i) axis.steps[i].push_back(one.steps[i][0]);
+        }
+        axes.push_back(std::move(axis));
+    }
+    if (root.contains("sweep")) {
+        const Json& sweep = root["sweep"];
+        if (!sweep.is_object()) throw Error(source + ": key 'sweep': expected an object of key: [values]");
+        for (const auto& item : sweep.items()) {
+            if (root.contains("zip") && root["zip"].contains(item.key()))
+                throw Error(source + ": key '" + item.key() + "' is in both 'sweep' and 'zip'");
+            axes.push_back(read_list_axis(source, "sweep", item.key(), item.value(), schema, kind_name));
+        }
+    }
+    plan.seeds = resolved["seeds"].get<std::vector<std::uint64_t>>();
+    if (std::set<std::uint64_t>(plan.seeds.begin(), plan.seeds.end()).size() != plan.seeds.size())
+        throw Error(source + ": key 'seeds': the list repeats a seed");
+    for (const auto& a : axes) plan.swept_keys.insert(plan.swept_keys.end(), a.keys.begin(), a.keys.end());
+    if (plan.seeds.size() > 1) plan.swept_keys.push_back("seed");
+
+    // Cartesian product, first axis slowest, seeds innermost.
+    std::vector<std::size_t> counter(axes.size(), 0);
+    for (;;) {
+        for (std::uint64_t seed : plan.seeds) {
+            Run run;
+            run.index = plan.runs.size();
+            run.seed = seed;
+            run.values = resolved;
+            for (std::size_t a = 0; a < axes.size(); ++a)
+                for (std::size_t k = 0; k < axes[a].keys.size(); ++k) {
+                    run.values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
+                    run.swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
+                }
+            run.values.erase("seeds");
+            run.values["seed"] = seed;
+            if (plan.seeds.size() > 1) run.swept.emplace_back("seed", seed);
+            run.id = fnv1a64(kind_name + "\n" + run.values.dump());
+            plan.runs.push_back(std::move(run));
+        }
+        std::size_t a = axes.size();
+        while (a > 0 && ++counter[a - 1] == axes[a - 1].steps.size()) counter[--a] = 0;
+        if (a == 0) break;
+    }
+
+    if (root.contains("expect")) plan.expectations = read_expectations(root["expect"], source);
+    if (root.contains("check")) {
+        const Json& c = root["check"];
+        if (!c.is_object()) throw Error(source + ": key 'check': expected an object {\"rtol\": R, \"atol\": A}");
+        reject_unknown(c, {"rtol", "atol"}, source + ": check");
+        plan.check_tolerance.rtol = read_tolerance(c, "rtol", plan.check_tolerance.rtol, source + ": check");
+        plan.check_tolerance.atol = read_tolerance(c, "atol", plan.check_tolerance.atol, source + ": check");
+    }
+    return plan;
+}
+
+}  // namespace ffn::runner

@@ -1,0 +1,78 @@
+#pragma once
+// From a JSON config file (plus --set overrides) to a validated plan: the grid
+// of runs to execute, the document's expectations, and the check tolerance.
+//
+// A config holds "experiment" (the kind), "description", the kind's keys
+// (nested objects or dotted names), and optionally:
+//   "sweep":  {"model.width": [2, 4, 8]}    cartesian product, last key fastest
+//   "zip":    {"d": [512, 768], "m": [2048, 3072]}   paired lists, one axis
+//   "seeds":  [0, 1, 2]                     innermost axis
+//   "dtype":  "float32" | "float64"
+//   "expect": [{"table", "where", "values", "atol", "rtol", "source"}]
+//   "check":  {"rtol": 1e-9, "atol": 1e-12}  tolerance of `ffn-lab check`
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/diff.h"
+#include "report/expect.h"
+#include "runner/schema.h"
+
+namespace ffn::runner {
+
+struct ExperimentKind;
+
+struct Override {
+    std::string path;
+    Json value;
+};
+
+// "model.width=8" -> {model.width, 8}. The value is JSON when it parses as
+// JSON, else a string ("activation=relu"). Throws ffn::Error on a missing '='.
+Override parse_override(const std::string& text);
+
+// One point of the grid: the resolved values of every schema key (flat,
+// dotted paths), the seed, and the swept values that distinguish it.
+class Run {
+public:
+    std::size_t index = 0;
+    std::uint64_t seed = 0;
+    std::uint64_t id = 0;  // hash of the resolved values and the seed
+    Json values = Json::object();
+    std::vector<std::pair<std::string, Json>> swept;
+
+    std::string id_hex() const;
+    const Json& raw(const std::string& path) const;
+    std::int64_t integer(const std::string& path) const;
+    double number(const std::string& path) const;
+    std::string string(const std::string& path) const;
+    bool boolean(const std::string& path) const;
+    std::vector<double> numbers(const std::string& path) const;
+    std::vector<std::int64_t> integers(const std::string& path) const;
+    std::vector<std::vector<double>> matrix(const std::string& path) const;
+    bool is_float64() const { return string("dtype") == "float64"; }
+};
+
+struct Plan {
+    const ExperimentKind* kind = nullptr;
+    std::string source;  // the config file's path
+    std::string description;
+    Json config;         // the file's JSON after overrides, for the manifest
+    std::vector<Run> runs;
+    std::vector<std::string> swept_keys;  // in grid order; "seed" when seeds vary
+    std::vector<std::uint64_t> seeds;
+    std::vector<report::Expectation> expectations;
+    report::Tolerance check_tolerance{1e-9, 1e-12};
+};
+
+// Parses a JSON file; errors name the file, line and column.
+Json load_json_file(const std::string& path);
+
+// Validates `root` (from `source`) against its kind and expands the grid.
+// Every defect is an ffn::Error naming the source, the key and what was
+// expected; an unknown key comes with a did-you-mean suggestion.
+Plan make_plan(const Json& root, const std::string& source, const std::vector<Override>& overrides,
+               const std::vector<ExperimentKind>& kinds);
+
+}  // namespace ffn::runner

@@ -1,0 +1,115 @@
+#include "runner/execute.h"
+
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "ffnlab/build_info.h"
+#include "gemm/gemm.h"
+
+namespace ffn::runner {
+
+namespace {
+
+report::Column column_for(const std::string& key, const Json& value) {
+    using report::ColumnType;
+    if (value.is_number_integer()) return {key, ColumnType::integer, 6, false};
+    if (value.is_number()) return {key, ColumnType::real, 6, false};
+    if (value.is_boolean()) return {key, ColumnType::boolean, 6, false};
+    return {key, ColumnType::text, 6, false};
+}
+
+report::Cell cell_for(const Json& value) {
+    if (value.is_number_integer()) return value.get<std::int64_t>();
+    if (value.is_number()) return value.get<double>();
+    if (value.is_boolean()) return value.get<bool>();
+    if (value.is_string()) return value.get<std::string>();
+    return value.dump();
+}
+
+std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace
+
+std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
+    std::vector<report::Table> out;
+    for (std::size_t r = 0; r < per_run.size(); ++r) {
+        const Run& run = plan.runs[r];
+        for (auto& t : per_run[r]) {
+            report::Table* joined = nullptr;
+            for (auto& candidate : out)
+                if (candidate.name() == t.name()) joined = &candidate;
+            if (!joined) {
+                out.emplace_back(t.name());
+                joined = &out.back();
+                // Swept values lead, unless the run's table already shows them.
+                for (const auto& [key, value] : run.swept)
+                    if (!t.find_column(key)) joined->add_column(column_for(key, value));
+                for (const auto& c : t.columns()) joined->add_column(c);
+            }
+            for (const auto& row : t.rows()) {
+                std::vector<report::Cell> cells;
+                for (const auto& [key, value] : run.swept)
+                    if (!t.find_column(key)) cells.push_back(cell_for(value));
+                cells.insert(cells.end(), row.begin(), row.end());
+                joined->add_row(std::move(cells));
+            }
+        }
+    }
+    return out;
+}
+
+SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string started = utc_now();
+    ThreadPool pool(options.threads);
+    std::vector<std::vector<report::Table>> per_run(plan.runs.size());
+    std::mutex progress_mutex;
+    std::size_t done = 0;
+    pool.parallel_for(plan.runs.size(), [&](std::size_t i) {
+        try {
+            per_run[i] = plan.kind->run(plan.runs[i]);
+        } catch (const Error& e) {
+            throw Error(plan.source + ": run " + std::to_string(i + 1) + ": " + e.what(), e.code());
+        }
+        if (options.on_progress) {
+            std::lock_guard lock(progress_mutex);
+            options.on_progress(++done, plan.runs.size());
+        }
+    });
+
+    SweepResult result;
+    result.tables = plan.kind->aggregate ? plan.kind->aggregate(plan, per_run) : concatenate_runs(plan, per_run);
+    result.expect = report::apply_expectations(result.tables, plan.expectations);
+
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Json& m = result.manifest;
+    m["experiment"] = plan.kind->name;
+    m["config_file"] = plan.source;
+    m["config"] = plan.config;
+    m["ffn_lab_version"] = build::version;
+    m["git_commit"] = std::string(build::git_commit).empty() ? Json(nullptr) : Json(build::git_commit);
+    m["build_type"] = build::build_type;
+    m["gemm_kernel"] = gemm::active_kernel();
+    m["threads"] = pool.size();
+    m["seeds"] = plan.seeds;
+    m["runs"] = plan.runs.size();
+    Json ids = Json::array();
+    for (const auto& r : plan.runs) ids.push_back(r.id_hex());
+    m["run_ids"] = ids;
+    m["started_utc"] = started;
+    m["wall_seconds"] = wall;
+    return result;
+}
+
+}  // namespace ffn::runner

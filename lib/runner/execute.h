@@ -1,0 +1,30 @@
+#pragma once
+// Running a plan: every run on a thread pool, tables joined in grid order, the
+// document's expectations applied, and a manifest that says how the numbers
+// were made.
+#include <functional>
+#include <vector>
+
+#include "report/expect.h"
+#include "report/table.h"
+#include "runner/config.h"
+#include "runner/experiment.h"
+
+namespace ffn::runner {
+
+struct ExecuteOptions {
+    std::size_t threads = 0;  // 0: all hardware threads
+    // Called after each finished run with (done, total), from worker threads
+    // under a lock; the app draws a progress line with it.
+    std::function<void(std::size_t, std::size_t)> on_progress;
+};
+
+struct SweepResult {
+    std::vector<report::Table> tables;
+    report::ExpectSummary expect;
+    Json manifest;
+};
+
+SweepResult execute(const Plan& plan, const ExecuteOptions& options);
+
+}  // namespace ffn::runner

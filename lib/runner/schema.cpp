@@ -1,0 +1,124 @@
+#include "runner/schema.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace ffn::runner {
+
+Schema& Schema::add(KeySpec spec) {
+    keys_.push_back(std::move(spec));
+    return *this;
+}
+
+const KeySpec* Schema::find(const std::string& path) const {
+    for (const auto& k : keys_)
+        if (k.path == path) return &k;
+    return nullptr;
+}
+
+bool Schema::is_prefix(const std::string& path) const {
+    return std::any_of(keys_.begin(), keys_.end(),
+                       [&](const KeySpec& k) { return k.path.rfind(path + ".", 0) == 0; });
+}
+
+std::string describe(KeyType t) {
+    switch (t) {
+        case KeyType::integer: return "an integer";
+        case KeyType::number: return "a number";
+        case KeyType::string: return "a string";
+        case KeyType::boolean: return "true or false";
+        case KeyType::int_list: return "a list of integers";
+        case KeyType::number_list: return "a list of numbers";
+        case KeyType::matrix: return "a matrix (a list of equal-length lists of numbers)";
+        case KeyType::object: return "an object";
+    }
+    return "a value";
+}
+
+namespace {
+
+std::string range_text(const KeySpec& s) {
+    if (s.min && s.max) return fmt::format(" in [{}, {}]", *s.min, *s.max);
+    if (s.min) return fmt::format(" >= {}", *s.min);
+    if (s.max) return fmt::format(" <= {}", *s.max);
+    return "";
+}
+
+bool in_range(const KeySpec& s, double v) { return (!s.min || v >= *s.min) && (!s.max || v <= *s.max); }
+
+bool all_numbers(const Json& v, bool integers) {
+    if (!v.is_array()) return false;
+    return std::all_of(v.begin(), v.end(), [&](const Json& e) { return integers ? e.is_number_integer() : e.is_number(); });
+}
+
+bool numbers_in_range(const KeySpec& s, const Json& v) {
+    return std::all_of(v.begin(), v.end(), [&](const Json& e) { return in_range(s, e.get<double>()); });
+}
+
+}  // namespace
+
+std::string type_error(const KeySpec& spec, const Json& value) {
+    const std::string expected = "expected " + describe(spec.type) + range_text(spec);
+    const std::string got = ", got " + value.dump();
+    switch (spec.type) {
+        case KeyType::integer:
+        case KeyType::number: {
+            const bool ok = spec.type == KeyType::integer ? value.is_number_integer() : value.is_number();
+            if (!ok || !in_range(spec, value.get<double>())) return expected + got;
+            return "";
+        }
+        case KeyType::string: {
+            if (!value.is_string()) return expected + got;
+            if (!spec.choices.empty() &&
+                std::find(spec.choices.begin(), spec.choices.end(), value.get<std::string>()) == spec.choices.end()) {
+                std::string list;
+                for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+                return "expected one of " + list + got;
+            }
+            return "";
+        }
+        case KeyType::boolean: return value.is_boolean() ? "" : expected + got;
+        case KeyType::int_list:
+        case KeyType::number_list: {
+            const bool ok = all_numbers(value, spec.type == KeyType::int_list) && !value.empty();
+            return ok && numbers_in_range(spec, value) ? "" : "expected a non-empty " + describe(spec.type).substr(2) + range_text(spec) + got;
+        }
+        case KeyType::matrix: {
+            if (!value.is_array() || value.empty() || !value[0].is_array() || value[0].empty()) return expected + got;
+            for (const auto& row : value)
+                if (!all_numbers(row, false) || row.size() != value[0].size()) return expected + got;
+            return "";
+        }
+        case KeyType::object: return value.is_object() ? "" : expected + got;
+    }
+    return expected + got;
+}
+
+namespace {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+}  // namespace
+
+std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+    std::optional<std::string> best;
+    std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (const auto& c : candidates) {
+        const std::size_t d = edit_distance(word, c);
+        if (d < best_distance) {
+            best_distance = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+}  // namespace ffn::runner

@@ -1,0 +1,58 @@
+#pragma once
+// What keys an experiment kind accepts: dotted paths with a type, a range or
+// choices, and a default (none: the key is required). A config is checked
+// against its kind's schema before anything runs.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ffn::runner {
+
+using Json = nlohmann::ordered_json;
+
+enum class KeyType {
+    integer,
+    number,
+    string,
+    boolean,
+    int_list,     // [1, 2, 3]
+    number_list,  // [0.5, -1]
+    matrix,       // [[1, 0], [0, 1]]: rectangular, numbers
+    object,       // free-form JSON object (e.g. a name mapping)
+};
+
+struct KeySpec {
+    std::string path;
+    KeyType type = KeyType::number;
+    Json default_value = nullptr;  // null: required
+    std::optional<double> min, max;
+    std::vector<std::string> choices;  // strings only
+    std::string help;
+};
+
+class Schema {
+public:
+    Schema() = default;
+    Schema(std::initializer_list<KeySpec> keys) : keys_(keys) {}
+
+    Schema& add(KeySpec spec);
+    const KeySpec* find(const std::string& path) const;
+    const std::vector<KeySpec>& keys() const { return keys_; }
+    // True when some key lies below `path` (e.g. "model" for "model.width").
+    bool is_prefix(const std::string& path) const;
+
+private:
+    std::vector<KeySpec> keys_;
+};
+
+std::string describe(KeyType t);
+
+// Empty when `value` fits `spec`; else what was expected, e.g.
+// "expected an integer >= 1, got \"four\"".
+std::string type_error(const KeySpec& spec, const Json& value);
+
+// The closest of `candidates` to `word` when near enough to be a likely typo.
+std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace ffn::runner

@@ -1,0 +1,102 @@
+// The exact experiments' numbers, asserted directly (not through their
+// configs' expectations): a change in either the code or a config's expect
+// block cannot hide a wrong value.
+#include <doctest/doctest.h>
+
+#include "experiments/registry.h"
+#include "runner/execute.h"
+#include "support.h"
+
+using namespace ffn;
+using report::Cell;
+
+namespace {
+runner::SweepResult run_config(const std::string& name, const std::vector<std::string>& sets = {}) {
+    std::vector<runner::Override> overrides;
+    for (const auto& s : sets) overrides.push_back(runner::parse_override(s));
+    const auto path = test::source_path("configs/" + name);
+    const auto plan = runner::make_plan(runner::load_json_file(path), path, overrides, experiments::all_kinds());
+    return runner::execute(plan, {2, {}});
+}
+const report::Table& table(const runner::SweepResult& r, const std::string& name) {
+    for (const auto& t : r.tables)
+        if (t.name() == name) return t;
+    FAIL("no table " << name);
+    throw;
+}
+Cell i64(std::int64_t v) { return v; }
+Cell text(const char* v) { return std::string(v); }
+std::size_t row_where(const report::Table& t, const std::string& column, const Cell& value) {
+    for (std::size_t r = 0; r < t.row_count(); ++r)
+        if (t.at(r, column) == value) return r;
+    FAIL("no row with " << column);
+    return 0;
+}
+}  // namespace
+
+TEST_CASE("param_count: the documents' parameter counts from instantiated layers") {
+    const auto result = run_config("params.json");
+    const auto& t = table(result, "params");
+    const auto d512 = row_where(t, "d", i64(512));
+    CHECK(t.at(d512, "attn_weights") == i64(1048576));
+    CHECK(t.at(d512, "ffn_weights") == i64(2097152));
+    CHECK(t.at(d512, "ffn_params") == i64(2099712));
+    CHECK(std::get<double>(t.at(d512, "ffn_share")) == 2.0 / 3.0);
+    const auto d768 = row_where(t, "d", i64(768));
+    CHECK(t.at(d768, "ffn_weights") == i64(4718592));
+    CHECK(t.at(d768, "gated_m") == i64(2048));
+    CHECK(t.at(d768, "gated_weights") == i64(4718592));
+    CHECK(t.at(row_where(t, "d", i64(4096)), "largest_matrix") == i64(58720256));
+    const auto d128 = row_where(t, "d", i64(128));
+    CHECK(t.at(d128, "up_shape") == text("512x128"));
+    CHECK(t.at(d128, "down_shape") == text("128x512"));
+    CHECK(result.expect.missed == 0);
+    CHECK(result.expect.passed == 10);
+}
+
+TEST_CASE("abs_construction: seed 000's worked values in float64 and float32") {
+    for (const char* dtype : {"float64", "float32"}) {
+        CAPTURE(dtype);
+        const auto result = run_config("abs.json", {std::string("dtype=") + dtype});
+        const auto& w = table(result, "worked_example");
+        CHECK(w.at(row_where(w, "quantity", text("Ax+a")), "value") == text("(-2, 2, 3, -3)"));
+        CHECK(w.at(row_where(w, "quantity", text("h")), "value") == text("(0, 2, 3, 0)"));
+        CHECK(w.at(row_where(w, "quantity", text("y")), "value") == text("(2, 3)"));
+        CHECK(w.at(row_where(w, "quantity", text("y without activation")), "value") == text("(0, 0)"));
+        CHECK(w.at(row_where(w, "quantity", text("BA")), "value") == text("[0 0; 0 0]"));
+        const auto& j = table(result, "jacobian");
+        for (std::size_t r = 0; r < j.row_count(); ++r) CHECK(j.at(r, "rank") == i64(2));
+        const auto& g = table(result, "grid");
+        CHECK(g.at(0, "max_abs_error_vs_abs") == Cell{0.0});
+        CHECK(g.at(0, "max_abs_without_activation") == Cell{0.0});
+        CHECK(result.expect.missed == 0);
+    }
+}
+
+TEST_CASE("abs_construction: a Jacobian at a point with dead units has lower rank") {
+    // Moving the input biases to -5 kills every unit near the origin: J = 0.
+    const auto result = run_config("abs.json", {"a=[-5,-5,-5,-5]", "jacobian_points=[[0.5,0.5]]"});
+    CHECK(table(result, "jacobian").at(0, "rank") == i64(0));
+}
+
+TEST_CASE("residual_ablation: seed 003's residual write and the ablation of h4") {
+    const auto result = run_config("ablation.json");
+    const auto& f = table(result, "forward");
+    CHECK(f.at(row_where(f, "quantity", text("Delta")), "value") == text("(1, 0.5, -2)"));
+    CHECK(f.at(row_where(f, "quantity", text("y")), "value") == text("(2, -0.5, 0)"));
+    CHECK(f.at(row_where(f, "quantity", text("Delta with h4=0")), "value") == text("(0, 2.5, -2)"));
+    CHECK(f.at(row_where(f, "quantity", text("y with h4=0")), "value") == text("(1, 1.5, 0)"));
+    CHECK(f.at(row_where(f, "quantity", text("change in y")), "value") == text("(-1, 2, 0)"));
+    // The readout shortcut -h_j q.c_j equals the recomputed change for every
+    // unit, since y is linear in h.
+    const auto& r = table(result, "readout");
+    for (std::size_t u = 0; u < r.row_count(); ++u) CHECK(r.at(u, "abs_difference") == Cell{0.0});
+    CHECK(r.at(1, "predicted_change") == Cell{2.0});  // unit 2: -2 * (q.c_2 = -1)
+}
+
+TEST_CASE("a shape that does not fit is one clear error naming the key") {
+    CHECK_THROWS_WITH(run_config("ablation.json", {"b_out=[0, 1]"}),
+                      doctest::Contains("key 'b_out': expected 3 values (one bias per stream coordinate), got 2"));
+    CHECK_THROWS_WITH(run_config("ablation.json", {"ablate=9"}),
+                      doctest::Contains("key 'ablate': expected a hidden unit between 1 and 4, got 9"));
+}

@@ -1,0 +1,39 @@
+#include <doctest/doctest.h>
+
+#include "report/diff.h"
+
+using namespace ffn::report;
+
+namespace {
+Table one(double value, double seconds = 1.0) {
+    Table t("t");
+    t.add_column("k", ColumnType::integer).add_column("v", ColumnType::real).add_column("s", ColumnType::real, 3, true);
+    t.add_row({std::int64_t{1}, value, seconds});
+    return t;
+}
+}  // namespace
+
+TEST_CASE("numbers agree within atol plus rtol times the larger magnitude") {
+    CHECK(cells_agree(1.0, 1.0, {}));
+    CHECK_FALSE(cells_agree(1.0, 1.0 + 1e-12, {}));
+    CHECK(cells_agree(1.0, 1.0 + 1e-12, {1e-11, 0}));
+    CHECK(cells_agree(0.0, 1e-13, {0, 1e-12}));
+    CHECK_FALSE(cells_agree(0.0, 1e-11, {0, 1e-12}));
+    CHECK(cells_agree(std::int64_t{3}, 3.0, {}));  // an integer and a real of equal value
+    CHECK_FALSE(cells_agree(Cell{}, 0.0, {1, 1}));   // null equals only null
+    CHECK(cells_agree(Cell{}, Cell{}, {}));
+    CHECK_FALSE(cells_agree(std::string("a"), std::string("b"), {1, 1}));
+}
+
+TEST_CASE("diff reports cells rows columns and tables - volatile columns never count") {
+    CHECK(diff_tables({one(1.0, 1.0)}, {one(1.0, 99.0)}, {}).empty());
+    const auto d = diff_tables({one(1.0)}, {one(2.0)}, {});
+    REQUIRE(d.size() == 1);
+    CHECK(describe(d[0]) == "table 't' row 1 column 'v': A=1 B=2");
+    CHECK(diff_tables({one(1.0)}, {one(2.0)}, {0.5, 0}).empty());
+
+    Table extra = one(1.0);
+    extra.add_row({std::int64_t{2}, 2.0, 0.0});
+    CHECK(describe(diff_tables({one(1.0)}, {extra}, {})[0]) == "table 't': 1 rows in A, 2 in B");
+    CHECK(describe(diff_tables({one(1.0)}, {}, {})[0]) == "table 't' only in A");
+}

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "core/error.h"
+#include "report/diff.h"
+#include "report/writers.h"
+#include "support.h"
+
+using namespace ffn::report;
+
+namespace {
+Table sample() {
+    Table t("sample");
+    t.add_column("name", ColumnType::text)
+        .add_column("count", ColumnType::integer)
+        .add_column("value", ColumnType::real, 3)
+        .add_column("ok", ColumnType::boolean)
+        .add_column("seconds", ColumnType::real, 2, /*volatile=*/true);
+    t.add_row({std::string("a, \"quoted\""), std::int64_t{3}, 0.1 + 0.2, true, 1.5});
+    t.add_row({std::string("b|pipe"), std::int64_t{-7}, Cell{}, false, 2.0});
+    return t;
+}
+}  // namespace
+
+TEST_CASE("markdown shows the configured digits and escapes pipes") {
+    const std::string md = to_markdown(sample());
+    CHECK(md.find("| name | count | value | ok | seconds |") == 0);
+    CHECK(md.find("| 0.3 |") != std::string::npos);  // 3 significant digits
+    CHECK(md.find("b\\|pipe") != std::string::npos);
+}
+
+TEST_CASE("JSON keeps full precision and round-trips every cell") {
+    const Table t = sample();
+    const Json j = to_json(t);
+    CHECK(j["rows"][0]["value"].get<double>() == 0.1 + 0.2);  // not 0.3
+    CHECK(j["rows"][1]["value"].is_null());
+    const Table back = table_from_json(Json::parse(j.dump()), "test");
+    CHECK(back.rows() == t.rows());
+    CHECK(back.columns()[4].volatile_);
+    CHECK(back.columns()[2].precision == 3);
+}
+
+TEST_CASE("CSV round-trips values quotes and nulls") {
+    const Table t = sample();
+    const std::string csv = to_csv(t);
+    CHECK(csv.rfind("name,count,value,ok,seconds\n", 0) == 0);
+    CHECK(csv.find("\"a, \"\"quoted\"\"\"") != std::string::npos);
+    const Table back = table_from_csv(csv, "sample", "test.csv");
+    CHECK(back.rows() == t.rows());
+    CHECK(diff_tables({t}, {back}, {}).empty());
+}
+
+TEST_CASE("read_tables names the file on bad input") {
+    ffn::test::TempDir dir;
+    CHECK_THROWS_WITH(read_tables(dir.file("missing.json")), doctest::Contains("missing.json: cannot open"));
+    std::ofstream(dir.file("bad.json")) << "{\"tables\": [";
+    CHECK_THROWS_WITH(read_tables(dir.file("bad.json")), doctest::Contains("bad.json: not valid JSON"));
+    std::ofstream(dir.file("other.json")) << "[1, 2]";
+    CHECK_THROWS_WITH(read_tables(dir.file("other.json")), doctest::Contains("expected an ffn-lab results document"));
+    std::ofstream(dir.file("ragged.csv")) << "a,b\n1,2\n3\n";
+    CHECK_THROWS_WITH(read_tables(dir.file("ragged.csv")), doctest::Contains("line 3 has 1 fields"));
+}

@@ -1,0 +1,65 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "experiments/registry.h"
+#include "io/atomic_file.h"
+#include "report/writers.h"
+#include "runner/check.h"
+#include "support.h"
+
+using namespace ffn::runner;
+namespace fs = std::filesystem;
+
+namespace {
+// A scratch checkout holding one bundled config and its expected table.
+struct ScratchRoot {
+    ffn::test::TempDir dir;
+    std::string config, expected;
+    ScratchRoot() {
+        fs::create_directories(dir.path() / "configs");
+        fs::create_directories(dir.path() / "experiments/abs_construction/expected");
+        config = dir.file("configs/abs.json");
+        expected = dir.file("experiments/abs_construction/expected/abs.json");
+        fs::copy_file(ffn::test::source_path("configs/abs.json"), config);
+        fs::copy_file(ffn::test::source_path("experiments/abs_construction/expected/abs.json"), expected);
+    }
+    CheckOutcome check(bool update = false) {
+        return check_config(config, dir.path().string(), update, ffn::experiments::all_kinds(), 1);
+    }
+};
+}  // namespace
+
+TEST_CASE("check passes on the committed expected table") {
+    ScratchRoot root;
+    const auto outcome = root.check();
+    const std::string first = outcome.details.empty() ? "" : outcome.details[0];
+    INFO(first);
+    CHECK(outcome.status == CheckStatus::ok);
+    CHECK(bundled_configs(root.dir.path().string()) == std::vector<std::string>{root.config});
+}
+
+TEST_CASE("check fails when one expected value is mutated and --update restores it") {
+    ScratchRoot root;
+    auto doc = ffn::report::Json::parse(ffn::io::read_file(root.expected));
+    auto& grid_rows = doc["tables"][2]["rows"];
+    REQUIRE(doc["tables"][2]["name"] == "grid");
+    grid_rows[0]["inputs"] = 3722;  // was 61 * 61 = 3721
+    ffn::io::write_file_atomically(root.expected, doc.dump(2));
+
+    const auto outcome = root.check();
+    CHECK(outcome.status == CheckStatus::differs);
+    REQUIRE(outcome.details.size() == 1);
+    CHECK(outcome.details[0].find("table 'grid' row 1 column 'inputs': A=3721 B=3722") != std::string::npos);
+
+    CHECK(root.check(/*update=*/true).status == CheckStatus::updated);
+    CHECK(root.check().status == CheckStatus::ok);
+}
+
+TEST_CASE("a missing expected table is an error that says how to create it") {
+    ScratchRoot root;
+    fs::remove(root.expected);
+    const auto outcome = root.check();
+    CHECK(outcome.status == CheckStatus::error);
+    CHECK(outcome.details[0].find("no expected table (run `ffn-lab check --update") != std::string::npos);
+}
