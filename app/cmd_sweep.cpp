@@ -27,11 +27,14 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
 
 namespace {
 
-void write_outputs(const std::string& dir, const std::string& kind, const std::vector<report::Table>& tables,
-                   const report::Json& manifest) {
+void make_output_folder(const std::string& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
+}
+
+void write_outputs(const std::string& dir, const std::string& kind, const std::vector<report::Table>& tables,
+                   const report::Json& manifest) {
     for (const auto& t : tables) {
         const std::string base = (std::filesystem::path(dir) / t.name()).string();
         io::write_file_atomically(base + ".md", to_markdown(t));
@@ -47,6 +50,8 @@ int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, overrides, experiments::all_kinds());
+    // A bad --out fails before the work, not after it.
+    if (!o.out_dir.empty()) make_output_folder(o.out_dir);
     runner::SweepResult result;
     {
         Progress progress(!o.quiet);
