@@ -2,6 +2,12 @@
 
 namespace ffn {
 
+namespace {
+thread_local bool t_in_task = false;
+}  // namespace
+
+bool ThreadPool::in_task() { return t_in_task; }
+
 std::size_t ThreadPool::hardware_threads() {
     const unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1 : n;
@@ -28,8 +34,11 @@ void ThreadPool::drain() {
         const std::size_t i = next_++;
         lock.unlock();
         try {
+            t_in_task = true;
             (*body_)(i);
+            t_in_task = false;
         } catch (...) {
+            t_in_task = false;
             std::lock_guard guard(mutex_);
             if (!error_) error_ = std::current_exception();
         }

@@ -32,6 +32,11 @@ public:
 
     static std::size_t hardware_threads();
 
+    // True on a thread that is running a parallel_for body of any pool: code
+    // that could itself go parallel (gemm) stays serial there instead of
+    // oversubscribing the cores.
+    static bool in_task();
+
 private:
     void worker_loop();
     void drain();

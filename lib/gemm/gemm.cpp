@@ -1,44 +1,234 @@
-#include "gemm/gemm.h"
-
+// The blocked driver of the Goto/BLIS algorithm. No intrinsics here: the
+// per-ISA micro-kernels come through dispatch.h.
+//
+//   for jc in N by NC:                  B panel KC x NC  -> L3
+//     for pc in K by KC:                pack B panel (shared by all threads)
+//       for ic in M by MC:   (threads)  pack A block MC x KC -> L2
+//         for jr in NC by NR: (threads) B sliver KC x NR   -> L1
+//           for ir in MC by MR:         micro-kernel on an MR x NR tile of C
+//
+// Threads split the ic blocks and, when there are fewer blocks than threads,
+// the jr range. The K loop is never split, so every element of C is summed in
+// the same order for any thread count.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <stdexcept>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "gemm/dispatch.h"
 
 namespace ffn::gemm {
 
 namespace {
 
+// ---------------------------------------------------------------------------
+// Threads
+
+std::atomic<std::size_t> g_max_threads{0};  // 0: not set, use the hardware's
+std::mutex g_pool_mutex;
+std::unique_ptr<ThreadPool> g_pool;
+
+ThreadPool& pool_for(std::size_t threads) {
+    std::lock_guard lock(g_pool_mutex);
+    if (!g_pool || g_pool->size() != threads) g_pool = std::make_unique<ThreadPool>(threads);
+    return *g_pool;
+}
+
+// Below about a million multiply-adds, waking a second thread costs more
+// than it saves.
+constexpr double kParallelMinMacs = 1 << 20;
+
+// ---------------------------------------------------------------------------
+// Packing buffers: 64-byte aligned, grown on demand, one set per thread and
+// kept between calls so a training step allocates nothing.
+
+struct AlignedBuffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    ~AlignedBuffer() { std::free(data); }
+    template <class T>
+    T* get(std::size_t count) {
+        const std::size_t need = (count * sizeof(T) + 63) / 64 * 64;
+        if (need > bytes) {
+            std::free(data);
+            data = std::aligned_alloc(64, need);
+            if (!data) throw std::bad_alloc();
+            bytes = need;
+        }
+        return static_cast<T*>(data);
+    }
+};
+
+thread_local AlignedBuffer t_pack_a, t_pack_b;
+
+// ---------------------------------------------------------------------------
+// Packing. op(A) rows i0..i0+mc, columns p0..p0+kc into MR-row slivers, each
+// stored k-major (MR values per k), the last sliver zero-padded.
+
 template <class T>
-T at(const T* X, std::int64_t ld, Trans t, std::int64_t row, std::int64_t col) {
-    return t == Trans::no ? X[row * ld + col] : X[col * ld + row];
+void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_t p0, std::int64_t mc,
+            std::int64_t kc, std::int64_t MR, T* dst) {
+    for (std::int64_t s = 0; s < mc; s += MR) {
+        const std::int64_t rows = std::min(MR, mc - s);
+        if (ta == Trans::no) {
+            for (std::int64_t k = 0; k < kc; ++k) {
+                T* d = dst + k * MR;
+                for (std::int64_t r = 0; r < rows; ++r) d[r] = A[(i0 + s + r) * lda + p0 + k];
+                for (std::int64_t r = rows; r < MR; ++r) d[r] = T(0);
+            }
+        } else {
+            // A stored K x M: each k gives MR contiguous values.
+            for (std::int64_t k = 0; k < kc; ++k) {
+                const T* src = A + (p0 + k) * lda + i0 + s;
+                T* d = dst + k * MR;
+                for (std::int64_t r = 0; r < rows; ++r) d[r] = src[r];
+                for (std::int64_t r = rows; r < MR; ++r) d[r] = T(0);
+            }
+        }
+        dst += MR * kc;
+    }
+}
+
+// op(B) rows p0..p0+kc, columns j0..j0+nc into NR-column slivers, k-major.
+template <class T>
+void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_t j0, std::int64_t nc,
+            std::int64_t kc, std::int64_t NR, T* dst) {
+    for (std::int64_t s = 0; s < nc; s += NR) {
+        const std::int64_t cols = std::min(NR, nc - s);
+        if (tb == Trans::no) {
+            for (std::int64_t k = 0; k < kc; ++k) {
+                const T* src = B + (p0 + k) * ldb + j0 + s;
+                T* d = dst + k * NR;
+                for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
+                for (std::int64_t c = cols; c < NR; ++c) d[c] = T(0);
+            }
+        } else {
+            for (std::int64_t k = 0; k < kc; ++k) {
+                T* d = dst + k * NR;
+                for (std::int64_t c = 0; c < cols; ++c) d[c] = B[(j0 + s + c) * ldb + p0 + k];
+                for (std::int64_t c = cols; c < NR; ++c) d[c] = T(0);
+            }
+        }
+        dst += NR * kc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+template <class T>
+void apply_epilogue(const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t i0, std::int64_t j0, std::int64_t m,
+                    std::int64_t n) {
+    for (std::int64_t i = i0; i < i0 + m; ++i) {
+        T* row = C + i * ldc + j0;
+        if (ep.bias)
+            for (std::int64_t j = 0; j < n; ++j) row[j] += ep.bias[j0 + j];
+        if (ep.rowwise) ep.rowwise(row, i, j0, n, ep.context);
+    }
+}
+
+// C = beta * C (+ epilogue): the whole product when K == 0 or alpha == 0.
+template <class T>
+void scale_only(std::int64_t M, std::int64_t N, T beta, T* C, std::int64_t ldc, const Epilogue<T>& ep) {
+    for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
+    if (!ep.empty()) apply_epilogue(ep, C, ldc, 0, 0, M, N);
+}
+
+template <class T>
+const KernelShape<T>& shape_of(const KernelFamily& f);
+template <>
+const KernelShape<float>& shape_of<float>(const KernelFamily& f) {
+    return f.f32;
+}
+template <>
+const KernelShape<double>& shape_of<double>(const KernelFamily& f) {
+    return f.f64;
 }
 
 }  // namespace
 
-// Reference implementation: every output element is one dot product summed in
-// increasing k, in the scalar type. The blocked SIMD core replaces this body.
 template <class T>
-void gemm(Trans trans_a, Trans trans_b, std::int64_t M, std::int64_t N, std::int64_t K, T alpha,
-          const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-          std::int64_t ldc) {
+void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, std::int64_t lda,
+          const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, const Epilogue<T>& ep) {
     if (M < 0 || N < 0 || K < 0) throw std::invalid_argument("gemm: negative dimension");
-    for (std::int64_t i = 0; i < M; ++i) {
-        for (std::int64_t j = 0; j < N; ++j) {
-            T acc = 0;
-            if (alpha != T(0))
-                for (std::int64_t k = 0; k < K; ++k)
-                    acc += at(A, lda, trans_a, i, k) * at(B, ldb, trans_b, k, j);
-            T& c = C[i * ldc + j];
-            c = beta == T(0) ? alpha * acc : alpha * acc + beta * c;
+    if (M == 0 || N == 0) return;
+    if (K == 0 || alpha == T(0)) return scale_only(M, N, beta, C, ldc, ep);
+
+    const KernelShape<T>& ks = shape_of<T>(active_family());
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC;
+
+    const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+    const std::size_t threads = (ThreadPool::in_task() || macs < kParallelMinMacs) ? 1 : max_threads();
+    ThreadPool* pool = threads > 1 ? &pool_for(threads) : nullptr;
+
+    for (std::int64_t jc = 0; jc < N; jc += NC) {
+        const std::int64_t nc = std::min(NC, N - jc);
+        const std::int64_t slivers_b = (nc + NR - 1) / NR;
+        for (std::int64_t pc = 0; pc < K; pc += KC) {
+            const std::int64_t kc = std::min(KC, K - pc);
+            const T beta_here = pc == 0 ? beta : T(1);
+            const bool last_k = pc + kc == K;
+
+            T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(slivers_b * NR * kc));
+            auto pack_b_range = [&](std::int64_t s0, std::int64_t s1) {
+                const std::int64_t c0 = s0 * NR, c1 = std::min(nc, s1 * NR);
+                if (c1 > c0) pack_b(tb, B, ldb, pc, jc + c0, c1 - c0, kc, NR, packed_b + s0 * NR * kc);
+            };
+
+            // Tasks: every MC block of rows, each split into `split` ranges of
+            // B slivers when blocks alone would leave threads idle.
+            const std::int64_t blocks_m = (M + MC - 1) / MC;
+            const std::int64_t split = std::min<std::int64_t>(
+                slivers_b, std::max<std::int64_t>(1, (static_cast<std::int64_t>(threads) + blocks_m - 1) / blocks_m));
+            auto task = [&](std::size_t t) {
+                const std::int64_t ic = static_cast<std::int64_t>(t) / split * MC;
+                const std::int64_t part = static_cast<std::int64_t>(t) % split;
+                const std::int64_t mc = std::min(MC, M - ic);
+                const std::int64_t s0 = slivers_b * part / split, s1 = slivers_b * (part + 1) / split;
+                T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc));
+                pack_a(ta, A, lda, ic, pc, mc, kc, MR, packed_a);
+                for (std::int64_t s = s0; s < s1; ++s) {
+                    const std::int64_t jr = s * NR, n = std::min(NR, nc - jr);
+                    for (std::int64_t ir = 0; ir < mc; ir += MR) {
+                        const std::int64_t m = std::min(MR, mc - ir);
+                        T* c = C + (ic + ir) * ldc + jc + jr;
+                        ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, ldc, m, n, alpha, beta_here);
+                        if (last_k && !ep.empty()) apply_epilogue(ep, C, ldc, ic + ir, jc + jr, m, n);
+                    }
+                }
+            };
+            const std::size_t tasks = static_cast<std::size_t>(blocks_m * split);
+            if (pool) {
+                const auto chunks = static_cast<std::int64_t>(threads);
+                pool->parallel_for(threads, [&](std::size_t t) {
+                    const auto ti = static_cast<std::int64_t>(t);
+                    pack_b_range(slivers_b * ti / chunks, slivers_b * (ti + 1) / chunks);
+                });
+                pool->parallel_for(tasks, task);
+            } else {
+                pack_b_range(0, slivers_b);
+                for (std::size_t t = 0; t < tasks; ++t) task(t);
+            }
         }
     }
 }
 
-const char* active_kernel() { return "ref"; }
+void set_max_threads(std::size_t threads) { g_max_threads.store(threads); }
 
-template void gemm<float>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, float,
-                          const float*, std::int64_t, const float*, std::int64_t, float, float*,
-                          std::int64_t);
-template void gemm<double>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, double,
-                           const double*, std::int64_t, const double*, std::int64_t, double,
-                           double*, std::int64_t);
+std::size_t max_threads() {
+    const std::size_t n = g_max_threads.load();
+    return n == 0 ? ThreadPool::hardware_threads() : n;
+}
+
+template void gemm<float>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+                          const float*, std::int64_t, float, float*, std::int64_t, const Epilogue<float>&);
+template void gemm<double>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, double, const double*,
+                           std::int64_t, const double*, std::int64_t, double, double*, std::int64_t,
+                           const Epilogue<double>&);
 
 }  // namespace ffn::gemm

@@ -6,20 +6,49 @@
 // C = alpha * op(A) * op(B) + beta * C, all row-major; op(X) = X or X^T.
 // op(A) is M x K, op(B) is K x N, C is M x N. lda/ldb/ldc are row strides in
 // elements of the matrices as stored. BLAS semantics: beta == 0 never reads C
-// (NaNs already in C do not leak), alpha == 0 never reads A or B.
+// (NaNs already in C do not leak); K == 0 or alpha == 0 gives beta * C.
+//
+// Results are bitwise identical for any thread count: each element of C is
+// summed in the same order (K in blocks of the kernel's KC, in increasing k)
+// however the M/N loops are split.
 #include <cstdint>
 
 namespace ffn::gemm {
 
 enum class Trans : bool { no = false, yes = true };
 
+// Work applied to each finished row segment of C while it is still in cache:
+// first `bias[j]` is added to column j (when bias is set), then
+// `rowwise(row, i, j0, n, context)` may transform the n values row[0..n) of row
+// i starting at column j0 (an activation, a copy of the pre-activation...).
+// Each element is visited exactly once, after its sum is complete.
+template <class T>
+struct Epilogue {
+    const T* bias = nullptr;
+    void (*rowwise)(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* context) = nullptr;
+    void* context = nullptr;
+    bool empty() const { return bias == nullptr && rowwise == nullptr; }
+};
+
 template <class T>
 void gemm(Trans trans_a, Trans trans_b, std::int64_t M, std::int64_t N, std::int64_t K, T alpha,
-          const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-          std::int64_t ldc);
+          const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
+          const Epilogue<T>& epilogue = {});
 
-// Name of the kernel in use ("ref" until a SIMD core is selected); manifests
-// record it.
-const char* active_kernel();
+// The kernel family in use: "avx512", "avx2" or "ref". Chosen once, at first
+// use, from CPUID and the OS's saved register state; FFNLAB_ISA=ref|avx2|avx512
+// caps it (asking for more than the machine has falls back to what it has).
+const char* active_isa();
+// Every kernel family this machine can run, best first (tests loop over them).
+const char* const* supported_isas(int* count);
+// Forces a family for the calling process (tests and benchmarks); returns
+// false when the machine cannot run it. Not thread-safe against running gemms.
+bool set_isa(const char* name);
+
+// Threads gemm may use for one product (default: all hardware threads). A
+// gemm called from inside a ThreadPool task runs on that thread alone, so a
+// sweep's runs do not oversubscribe the cores.
+void set_max_threads(std::size_t threads);
+std::size_t max_threads();
 
 }  // namespace ffn::gemm

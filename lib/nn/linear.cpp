@@ -19,14 +19,10 @@ Matrix<T> Linear<T>::forward(const Matrix<T>& X) const {
         throw Error("Linear: input has " + std::to_string(X.shape()[1]) + " features, layer expects " +
                     std::to_string(in));
     Matrix<T> Y = Matrix<T>::from_shape({X.shape()[0], out_features()});
-    T beta = T(0);
-    if (has_bias()) {
-        for (std::int64_t t = 0; t < tokens; ++t)
-            for (std::int64_t j = 0; j < out; ++j) Y(t, j) = bias(j);
-        beta = T(1);
-    }
-    gemm::gemm<T>(gemm::Trans::no, gemm::Trans::yes, tokens, out, in, T(1), X.data(), in,
-                  weight.data(), in, beta, Y.data(), out);
+    gemm::Epilogue<T> bias_add;
+    bias_add.bias = has_bias() ? bias.data() : nullptr;
+    gemm::gemm<T>(gemm::Trans::no, gemm::Trans::yes, tokens, out, in, T(1), X.data(), in, weight.data(), in, T(0),
+                  Y.data(), out, bias_add);
     return Y;
 }
 

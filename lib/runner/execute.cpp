@@ -100,7 +100,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["ffn_lab_version"] = build::version;
     m["git_commit"] = std::string(build::git_commit).empty() ? Json(nullptr) : Json(build::git_commit);
     m["build_type"] = build::build_type;
-    m["gemm_kernel"] = gemm::active_kernel();
+    m["gemm_isa"] = gemm::active_isa();
     m["threads"] = pool.size();
     m["seeds"] = plan.seeds;
     m["runs"] = plan.runs.size();

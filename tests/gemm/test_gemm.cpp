@@ -1,7 +1,12 @@
+// Every kernel family the machine supports, forced through set_isa, against a
+// double-accumulated reference written independently of the library.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -11,49 +16,172 @@ using ffn::gemm::Trans;
 
 namespace {
 
-// Double-accumulated reference, independent of the library's code.
+struct Case {
+    int M, N, K;
+    bool ta, tb;
+    double alpha, beta;
+    int pad;  // extra elements per row beyond the minimum leading dimension
+};
+
 template <class T>
-std::vector<double> reference(bool ta, bool tb, int M, int N, int K, double alpha, const std::vector<T>& A, int lda,
-                              const std::vector<T>& B, int ldb, double beta, const std::vector<T>& C, int ldc) {
-    std::vector<double> out(static_cast<std::size_t>(M) * ldc);
-    for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) {
+struct Operands {
+    int lda, ldb, ldc;
+    std::vector<T> A, B, C;
+};
+
+template <class T>
+Operands<T> make_operands(const Case& c) {
+    ffn::Rng rng(static_cast<std::uint64_t>(c.M * 1000003 + c.N * 1009 + c.K * 7 + c.ta * 2 + c.tb));
+    Operands<T> o;
+    o.lda = (c.ta ? c.M : c.K) + c.pad;
+    o.ldb = (c.tb ? c.K : c.N) + c.pad;
+    o.ldc = c.N + c.pad;
+    o.A.resize(static_cast<std::size_t>((c.ta ? c.K : c.M) * o.lda));
+    o.B.resize(static_cast<std::size_t>((c.tb ? c.N : c.K) * o.ldb));
+    o.C.resize(static_cast<std::size_t>(c.M * o.ldc));
+    for (auto& v : o.A) v = static_cast<T>(rng.uniform(-1, 1));
+    for (auto& v : o.B) v = static_cast<T>(rng.uniform(-1, 1));
+    // beta == 0 must not read C: fill it with NaN then.
+    for (auto& v : o.C) v = c.beta == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(rng.uniform(-1, 1));
+    return o;
+}
+
+template <class T>
+std::vector<double> reference(const Case& c, const Operands<T>& o) {
+    std::vector<double> out(o.C.size());
+    for (int i = 0; i < c.M; ++i)
+        for (int j = 0; j < c.N; ++j) {
             double acc = 0;
-            for (int k = 0; k < K; ++k)
-                acc += static_cast<double>(ta ? A[k * lda + i] : A[i * lda + k]) *
-                       static_cast<double>(tb ? B[j * ldb + k] : B[k * ldb + j]);
-            out[i * ldc + j] = alpha * acc + (beta == 0 ? 0.0 : beta * static_cast<double>(C[i * ldc + j]));
+            for (int k = 0; k < c.K; ++k)
+                acc += static_cast<double>(c.ta ? o.A[k * o.lda + i] : o.A[i * o.lda + k]) *
+                       static_cast<double>(c.tb ? o.B[j * o.ldb + k] : o.B[k * o.ldb + j]);
+            out[i * o.ldc + j] = c.alpha * acc + (c.beta == 0 ? 0.0 : c.beta * static_cast<double>(o.C[i * o.ldc + j]));
         }
     return out;
 }
 
 template <class T>
-void check_shape(int M, int N, int K, bool ta, bool tb, double alpha, double beta) {
-    ffn::Rng rng(static_cast<std::uint64_t>(M * 1000003 + N * 1009 + K));
-    const int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 1, ldc = N + 2;
-    std::vector<T> A(static_cast<std::size_t>((ta ? K : M) * lda)), B(static_cast<std::size_t>((tb ? N : K) * ldb));
-    std::vector<T> C(static_cast<std::size_t>(M * ldc));
-    for (auto& v : A) v = static_cast<T>(rng.uniform(-1, 1));
-    for (auto& v : B) v = static_cast<T>(rng.uniform(-1, 1));
-    for (auto& v : C) v = beta == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(rng.uniform(-1, 1));
-    const auto want = reference(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    ffn::gemm::gemm<T>(ta ? Trans::yes : Trans::no, tb ? Trans::yes : Trans::no, M, N, K, static_cast<T>(alpha),
-                       A.data(), lda, B.data(), ldb, static_cast<T>(beta), C.data(), ldc);
-    // Each output sums K products of numbers in [-1, 1]: the rounding error
-    // is at most about K * eps (plus one rounding each for alpha and beta).
-    const double bound = (K + 4) * std::numeric_limits<T>::epsilon();
-    for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) REQUIRE(std::fabs(C[i * ldc + j] - want[i * ldc + j]) <= bound);
+std::vector<T> run(const Case& c, Operands<T> o) {
+    ffn::gemm::gemm<T>(c.ta ? Trans::yes : Trans::no, c.tb ? Trans::yes : Trans::no, c.M, c.N, c.K,
+                       static_cast<T>(c.alpha), o.A.data(), o.lda, o.B.data(), o.ldb, static_cast<T>(c.beta),
+                       o.C.data(), o.ldc);
+    return o.C;
+}
+
+template <class T>
+void check_case(const Case& c) {
+    CAPTURE(c.M);
+    CAPTURE(c.N);
+    CAPTURE(c.K);
+    CAPTURE(c.ta);
+    CAPTURE(c.tb);
+    CAPTURE(c.alpha);
+    CAPTURE(c.beta);
+    const auto o = make_operands<T>(c);
+    const auto want = reference(c, o);
+    const auto got = run(c, o);
+    // Each output sums K products of numbers in [-1, 1], each rounded once,
+    // with a running sum rounded K times: |error| <= (K + 3) * eps * K-ish
+    // worst case; (K + 4) * eps bounds it for the values here (|sum| <= K,
+    // typical error grows like sqrt(K) * eps * |terms|).
+    const double bound = (c.K + 4) * std::numeric_limits<T>::epsilon() * (1.0 + std::fabs(c.beta));
+    for (int i = 0; i < c.M; ++i)
+        for (int j = 0; j < c.N; ++j) REQUIRE(std::fabs(got[i * o.ldc + j] - want[i * o.ldc + j]) <= bound);
+    // Padding beyond N in each row of C is never touched.
+    for (int i = 0; i < c.M; ++i)
+        for (int j = c.N; j < o.ldc; ++j) {
+            const T before = o.C[i * o.ldc + j], after = got[i * o.ldc + j];
+            REQUIRE(std::memcmp(&before, &after, sizeof(T)) == 0);
+        }
+}
+
+void for_every_isa(const std::function<void()>& body) {
+    int count = 0;
+    const char* const* isas = ffn::gemm::supported_isas(&count);
+    const std::string before = ffn::gemm::active_isa();
+    for (int i = 0; i < count; ++i) {
+        CAPTURE(std::string(isas[i]));
+        REQUIRE(ffn::gemm::set_isa(isas[i]));
+        body();
+    }
+    ffn::gemm::set_isa(before.c_str());
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("gemm matches a double reference on odd shapes transposes and strides", T, float, double) {
-    for (int M : {1, 2, 7, 17})
-        for (int N : {1, 3, 16, 33})
-            for (int K : {1, 15, 65})
-                for (bool ta : {false, true})
-                    for (bool tb : {false, true}) check_shape<T>(M, N, K, ta, tb, 1.0, 0.0);
-    check_shape<T>(31, 29, 63, false, true, -0.5, 2.0);
-    check_shape<T>(9, 5, 7, true, false, 0.0, 1.0);
+TEST_CASE_TEMPLATE("gemm matches a double reference on odd shapes for every ISA", T, float, double) {
+    for_every_isa([] {
+        const int sizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257};
+        // Each size in each of M, N, K, the other two drawn from the list too,
+        // all four transpose pairs, with padded leading dimensions.
+        int n = 0;
+        for (int s : sizes)
+            for (bool ta : {false, true})
+                for (bool tb : {false, true}) {
+                    const int other = sizes[(n++ * 7) % 15], third = sizes[(n * 11) % 15];
+                    check_case<T>({s, other, third, ta, tb, 1.0, 0.0, 3});
+                    check_case<T>({other, s, third, ta, tb, -0.5, 1.0, 1});
+                    check_case<T>({third, other, s, ta, tb, 1.0, 2.0, 0});
+                }
+    });
+}
+
+TEST_CASE_TEMPLATE("gemm alpha and beta follow BLAS: beta 0 never reads C and alpha 0 scales C", T, float, double) {
+    for_every_isa([] {
+        for (double alpha : {0.0, 1.0, -0.5})
+            for (double beta : {0.0, 1.0, 2.0}) check_case<T>({33, 17, 65, false, true, alpha, beta, 2});
+        check_case<T>({5, 4, 0, false, false, 1.0, 2.0, 0});  // K = 0: C = beta * C
+        check_case<T>({5, 4, 0, false, false, 1.0, 0.0, 0});  // ... = 0, NaNs overwritten
+    });
+}
+
+TEST_CASE_TEMPLATE("gemm is bitwise identical for 1 and 2 threads across blocks", T, float, double) {
+    for_every_isa([] {
+        // Large enough to go parallel and to span several MC, KC and NC blocks.
+        for (const Case c : {Case{300, 520, 700, false, false, 1.0, 0.0, 0}, Case{257, 4200, 33, true, true, 1.0, 1.0, 0},
+                             Case{4, 700, 600, false, true, 1.0, 0.0, 0}}) {
+            const auto o = make_operands<T>(c);
+            ffn::gemm::set_max_threads(1);
+            const auto one = run(c, o);
+            ffn::gemm::set_max_threads(2);
+            const auto two = run(c, o);
+            ffn::gemm::set_max_threads(0);
+            REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)) == 0);
+        }
+    });
+}
+
+TEST_CASE("the epilogue adds the bias and then applies the row function once per element") {
+    const int M = 37, N = 45, K = 19;
+    std::vector<float> A(M * K, 1.0f), B(K * N, 0.5f), C(M * N), bias(N);
+    for (int j = 0; j < N; ++j) bias[j] = static_cast<float>(j);
+    std::vector<int> visits(M * N, 0);
+    struct Ctx {
+        std::vector<int>* visits;
+        int N;
+    } ctx{&visits, N};
+    ffn::gemm::Epilogue<float> ep;
+    ep.bias = bias.data();
+    ep.context = &ctx;
+    ep.rowwise = [](float* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+        auto* c = static_cast<Ctx*>(p);
+        for (std::int64_t j = 0; j < n; ++j) {
+            (*c->visits)[i * c->N + j0 + j]++;
+            row[j] = -row[j];
+        }
+    };
+    ffn::gemm::gemm<float>(Trans::no, Trans::no, M, N, K, 1.0f, A.data(), K, B.data(), N, 0.0f, C.data(), N, ep);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            REQUIRE(visits[i * N + j] == 1);
+            REQUIRE(C[i * N + j] == -(9.5f + static_cast<float>(j)));  // 19 * 0.5 exactly
+        }
+}
+
+TEST_CASE("FFNLAB_ISA names and set_isa refuse what the machine lacks") {
+    int count = 0;
+    const char* const* isas = ffn::gemm::supported_isas(&count);
+    REQUIRE(count >= 1);
+    CHECK(std::string(isas[count - 1]) == "ref");  // the reference is always there, last
+    CHECK_FALSE(ffn::gemm::set_isa("sse9"));
 }

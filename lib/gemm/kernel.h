@@ -1,0 +1,37 @@
+#pragma once
+// What a micro-kernel family offers the blocked driver in gemm.cpp. Each ISA
+// lives in its own files under kernels/ and is the only code compiled with
+// that ISA's flags.
+#include <cstdint>
+
+namespace ffn::gemm {
+
+// Computes the MR x NR tile AB = sum over kc of a_packed[k] (MR values) times
+// b_packed[k] (NR values), then stores C = alpha * AB + beta * C into the
+// m x n top-left part of the tile (m <= MR, n <= NR). beta == 0 never reads C.
+// The two products are rounded separately, then added (no fused multiply-add
+// in the epilogue), so full and partial tiles round alike.
+template <class T>
+using MicroKernel = void (*)(std::int64_t kc, const T* a_packed, const T* b_packed, T* c, std::int64_t ldc,
+                             std::int64_t m, std::int64_t n, T alpha, T beta);
+
+template <class T>
+struct KernelShape {
+    MicroKernel<T> kernel = nullptr;
+    std::int64_t MR = 0, NR = 0;  // register tile
+    std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
+};
+
+struct KernelFamily {
+    const char* name;
+    bool (*supported)();
+    KernelShape<float> f32;
+    KernelShape<double> f64;
+};
+
+// Defined in kernels/<isa>/; each returns its family's table entry.
+KernelFamily ref_family();
+KernelFamily avx2_family();
+KernelFamily avx512_family();
+
+}  // namespace ffn::gemm

@@ -1,0 +1,36 @@
+// Portable micro-kernels: plain loops in the scalar type, compiled without ISA
+// flags. They are the oracle the SIMD kernels are tested against and the
+// fallback on machines without AVX2.
+#include "gemm/kernel.h"
+
+namespace ffn::gemm {
+
+namespace {
+
+constexpr std::int64_t kMR = 4, kNR = 8;
+
+template <class T>
+void ref_kernel(std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
+                T alpha, T beta) {
+    T acc[kMR][kNR] = {};
+    for (std::int64_t k = 0; k < kc; ++k, a += kMR, b += kNR)
+        for (std::int64_t i = 0; i < kMR; ++i)
+            for (std::int64_t j = 0; j < kNR; ++j) acc[i][j] += a[i] * b[j];
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            T& out = c[i * ldc + j];
+            const T scaled = alpha * acc[i][j];
+            out = beta == T(0) ? scaled : scaled + beta * out;
+        }
+}
+
+bool always() { return true; }
+
+}  // namespace
+
+// KC x NR of B (8 KiB in float) stays in L1 while A slivers stream past.
+KernelFamily ref_family() {
+    return {"ref", always, {ref_kernel<float>, kMR, kNR, 256, 128, 4096}, {ref_kernel<double>, kMR, kNR, 256, 64, 2048}};
+}
+
+}  // namespace ffn::gemm
