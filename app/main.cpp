@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cmd_bench.h"
 #include "cmd_check.h"
 #include "cmd_diff.h"
 #include "cmd_list.h"
@@ -21,10 +22,12 @@ int main(int argc, char** argv) {
     ListOptions list;
     DiffOptions diff;
     CheckOptions check;
+    BenchOptions bench;
     auto* sweep_cmd = setup_sweep(app, sweep);
     auto* list_cmd = setup_list(app, list);
     auto* diff_cmd = setup_diff(app, diff);
     auto* check_cmd = setup_check(app, check);
+    auto* bench_cmd = setup_bench(app, bench);
 
     try {
         app.parse(argc, argv);
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
         if (list_cmd->parsed()) return run_list(list);
         if (diff_cmd->parsed()) return run_diff(diff);
         if (check_cmd->parsed()) return run_check(check);
+        if (bench_cmd->parsed()) return run_bench(bench);
     } catch (const ffn::Error& e) {
         std::cerr << "ffn-lab: " << e.what() << "\n";
         return static_cast<int>(e.code());

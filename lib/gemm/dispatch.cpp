@@ -2,10 +2,13 @@
 // (CPUID + OS register-state support through __builtin_cpu_supports, which
 // also checks XCR0). FFNLAB_ISA caps the choice.
 #include <atomic>
+#include <chrono>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
+#include "core/thread_pool.h"
 #include "gemm/dispatch.h"
 
 namespace ffn::gemm {
@@ -72,6 +75,31 @@ bool set_isa(const char* name) {
     if (!f || !f->supported()) return false;
     current.store(f, std::memory_order_release);
     return true;
+}
+
+double measure_fma_peak_gflops(const char* name, std::size_t threads, double seconds) {
+    const KernelFamily* f = name ? find(name) : &active_family();
+    if (!f || !f->supported()) return 0.0;
+    // Calibrate a round count that takes about `seconds` on one thread.
+    std::int64_t iterations = 1 << 16;
+    for (;;) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f->fma_loop(iterations);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s > seconds / 4) {
+            iterations = static_cast<std::int64_t>(static_cast<double>(iterations) * seconds / s);
+            break;
+        }
+        iterations *= 4;
+    }
+    ThreadPool pool(threads);
+    std::vector<double> flops(threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.parallel_for(threads, [&](std::size_t t) { flops[t] = f->fma_loop(iterations); });
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double total = 0;
+    for (double x : flops) total += x;
+    return total / s / 1e9;
 }
 
 }  // namespace ffn::gemm

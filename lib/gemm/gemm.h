@@ -11,6 +11,7 @@
 // Results are bitwise identical for any thread count: each element of C is
 // summed in the same order (K in blocks of the kernel's KC, in increasing k)
 // however the M/N loops are split.
+#include <cstddef>
 #include <cstdint>
 
 namespace ffn::gemm {
@@ -44,6 +45,11 @@ const char* const* supported_isas(int* count);
 // Forces a family for the calling process (tests and benchmarks); returns
 // false when the machine cannot run it. Not thread-safe against running gemms.
 bool set_isa(const char* name);
+
+// Measures this machine's float FMA peak in GFLOP/s for an ISA family (or the
+// active one when name is null), running the family's register-only FMA loop
+// on `threads` threads at once for about `seconds`.
+double measure_fma_peak_gflops(const char* name, std::size_t threads, double seconds = 0.2);
 
 // Threads gemm may use for one product (default: all hardware threads). A
 // gemm called from inside a ThreadPool task runs on that thread alone, so a

@@ -25,6 +25,10 @@ struct KernelShape {
 struct KernelFamily {
     const char* name;
     bool (*supported)();
+    // Runs `iterations` rounds of independent float FMAs in registers (no
+    // memory traffic) and returns the flops done: the machine's FMA peak for
+    // this ISA, measured by `ffn-lab bench`.
+    double (*fma_loop)(std::int64_t iterations);
     KernelShape<float> f32;
     KernelShape<double> f64;
 };

@@ -7,91 +7,66 @@
 //
 // Cache blocks: the KC x NR sliver of packed B is reused by every MR-row
 // sliver of A, so it must stay in L1d: 256 x 16 floats = 16 KiB of the 32-48
-// KiB L1d. The MC x KC block of A (128 x 256 floats = 128 KiB) sits in the
-// 1 MiB L2 with room for the B panel's streaming. NC x KC of B (4096 x 256
-// floats = 4 MiB) stays in the shared 32 MiB L3. dgemm halves MC and NC to
-// keep the same byte sizes.
+// KiB L1d. The MC x KC block of A (120 x 256 floats = 120 KiB) sits in the
+// 1 MiB L2 beside the B panel's streaming. NC x KC of B (4096 x 256 floats =
+// 4 MiB) stays in the shared 32 MiB L3. dgemm halves MC and NC to keep the
+// same byte sizes.
 #include <immintrin.h>
 
-
 #include "gemm/kernel.h"
+#include "gemm/kernels/tile_kernel.h"
 
 namespace ffn::gemm {
 
 namespace {
 
-constexpr std::int64_t kMR = 6;
+constexpr int kMR = 6;
 
+struct F32x8 {
+    using T = float;
+    using V = __m256;
+    static constexpr int W = 8;
+    static V zero() { return _mm256_setzero_ps(); }
+    static V load(const T* p) { return _mm256_load_ps(p); }
+    static V loadu(const T* p) { return _mm256_loadu_ps(p); }
+    static void store(T* p, V v) { _mm256_store_ps(p, v); }
+    static void storeu(T* p, V v) { _mm256_storeu_ps(p, v); }
+    static V set1(T x) { return _mm256_set1_ps(x); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+};
 
-inline void store_rows_f32(__m256 (&acc)[kMR][2], float* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
-                           float alpha, float beta) {
-    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-    if (m == kMR && n == 16) {
-        for (int i = 0; i < kMR; ++i)
-            for (int v = 0; v < 2; ++v) {
-                float* p = c + i * ldc + 8 * v;
-                const __m256 scaled = _mm256_mul_ps(va, acc[i][v]);
-                _mm256_storeu_ps(p, beta == 0.0f ? scaled : _mm256_add_ps(scaled, _mm256_mul_ps(vb, _mm256_loadu_ps(p))));
-            }
-        return;
-    }
-    alignas(32) float tile[kMR][16];
-    for (int i = 0; i < kMR; ++i)
-        for (int v = 0; v < 2; ++v) _mm256_store_ps(&tile[i][8 * v], _mm256_mul_ps(va, acc[i][v]));
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-            float& out = c[i * ldc + j];
-            out = beta == 0.0f ? tile[i][j] : tile[i][j] + beta * out;
-        }
-}
+struct F64x4 {
+    using T = double;
+    using V = __m256d;
+    static constexpr int W = 4;
+    static V zero() { return _mm256_setzero_pd(); }
+    static V load(const T* p) { return _mm256_load_pd(p); }
+    static V loadu(const T* p) { return _mm256_loadu_pd(p); }
+    static void store(T* p, V v) { _mm256_store_pd(p, v); }
+    static void storeu(T* p, V v) { _mm256_storeu_pd(p, v); }
+    static V set1(T x) { return _mm256_set1_pd(x); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+    static V add(V a, V b) { return _mm256_add_pd(a, b); }
+};
 
-void sgemm_avx2_6x16(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t m,
-                     std::int64_t n, float alpha, float beta) {
-    __m256 acc[kMR][2];
-    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
-    for (std::int64_t k = 0; k < kc; ++k, a += kMR, b += 16) {
-        const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-#pragma GCC unroll 6
-        for (int i = 0; i < kMR; ++i) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
-            acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
-            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
-        }
-    }
-    store_rows_f32(acc, c, ldc, m, n, alpha, beta);
-}
-
-void dgemm_avx2_6x8(std::int64_t kc, const double* a, const double* b, double* c, std::int64_t ldc, std::int64_t m,
-                    std::int64_t n, double alpha, double beta) {
-    __m256d acc[kMR][2];
-    for (auto& row : acc) row[0] = row[1] = _mm256_setzero_pd();
-    for (std::int64_t k = 0; k < kc; ++k, a += kMR, b += 8) {
-        const __m256d b0 = _mm256_load_pd(b), b1 = _mm256_load_pd(b + 4);
-#pragma GCC unroll 6
-        for (int i = 0; i < kMR; ++i) {
-            const __m256d ai = _mm256_broadcast_sd(a + i);
-            acc[i][0] = _mm256_fmadd_pd(ai, b0, acc[i][0]);
-            acc[i][1] = _mm256_fmadd_pd(ai, b1, acc[i][1]);
-        }
-    }
-    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
-    if (m == kMR && n == 8) {
-        for (int i = 0; i < kMR; ++i)
-            for (int v = 0; v < 2; ++v) {
-                double* p = c + i * ldc + 4 * v;
-                const __m256d scaled = _mm256_mul_pd(va, acc[i][v]);
-                _mm256_storeu_pd(p, beta == 0.0 ? scaled : _mm256_add_pd(scaled, _mm256_mul_pd(vb, _mm256_loadu_pd(p))));
-            }
-        return;
-    }
-    alignas(32) double tile[kMR][8];
-    for (int i = 0; i < kMR; ++i)
-        for (int v = 0; v < 2; ++v) _mm256_store_pd(&tile[i][4 * v], _mm256_mul_pd(va, acc[i][v]));
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-            double& out = c[i * ldc + j];
-            out = beta == 0.0 ? tile[i][j] : tile[i][j] + beta * out;
-        }
+// 10 independent chains cover FMA latency (4 cycles) on two pipes.
+double fma_loop(std::int64_t iterations) {
+    __m256 acc[10];
+#pragma GCC unroll 10
+    for (int i = 0; i < 10; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+    const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+    for (std::int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 10
+        for (int i = 0; i < 10; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    __m256 sum = acc[0];
+#pragma GCC unroll 10
+    for (int i = 1; i < 10; ++i) sum = _mm256_add_ps(sum, acc[i]);
+    volatile float sink = _mm256_cvtss_f32(sum);
+    (void)sink;
+    return static_cast<double>(iterations) * 10 * 8 * 2;
 }
 
 bool avx2_supported() {
@@ -102,7 +77,8 @@ bool avx2_supported() {
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, {sgemm_avx2_6x16, kMR, 16, 256, 120, 4096}, {dgemm_avx2_6x8, kMR, 8, 256, 60, 2048}};
+    return {"avx2", avx2_supported, fma_loop, {tile_kernel<F32x8, kMR>, kMR, 16, 256, 120, 4096},
+            {tile_kernel<F64x4, kMR>, kMR, 8, 256, 60, 2048}};
 }
 
 }  // namespace ffn::gemm

@@ -1,0 +1,58 @@
+#pragma once
+// The register-tile micro-kernel body shared by the SIMD families. It holds
+// no intrinsics: a traits type S supplies the vector type V, its width W and
+// its operations, and each ISA's file instantiates it under its own flags.
+//
+// The tile is MR rows x 2 vectors of C. The accumulators are only ever
+// indexed by compile-time constants (every loop over them is unrolled), so
+// they live in registers; a runtime index would force them onto the stack.
+#include <cstdint>
+
+namespace ffn::gemm {
+
+template <class S, int MR>
+void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b, typename S::T* c, std::int64_t ldc,
+                 std::int64_t m, std::int64_t n, typename S::T alpha, typename S::T beta) {
+    using T = typename S::T;
+    using V = typename S::V;
+    constexpr int W = S::W, NR = 2 * W;
+    V acc[MR][2];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = S::zero();
+    for (std::int64_t k = 0; k < kc; ++k, a += MR, b += NR) {
+        const V b0 = S::load(b), b1 = S::load(b + W);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const V ai = S::set1(a[i]);
+            acc[i][0] = S::fmadd(ai, b0, acc[i][0]);
+            acc[i][1] = S::fmadd(ai, b1, acc[i][1]);
+        }
+    }
+    // C = alpha * AB + beta * C, the two products rounded separately.
+    const V va = S::set1(alpha), vb = S::set1(beta);
+    if (m == MR && n == NR) {
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 2
+            for (int v = 0; v < 2; ++v) {
+                T* p = c + i * ldc + W * v;
+                const V scaled = S::mul(va, acc[i][v]);
+                S::storeu(p, beta == T(0) ? scaled : S::add(scaled, S::mul(vb, S::loadu(p))));
+            }
+        }
+        return;
+    }
+    alignas(64) T tile[MR][NR];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+        S::store(&tile[i][0], S::mul(va, acc[i][0]));
+        S::store(&tile[i][W], S::mul(va, acc[i][1]));
+    }
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            T& out = c[i * ldc + j];
+            out = beta == T(0) ? tile[i][j] : tile[i][j] + beta * out;
+        }
+}
+
+}  // namespace ffn::gemm
