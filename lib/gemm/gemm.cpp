@@ -39,6 +39,13 @@ ThreadPool& pool_for(std::size_t threads) {
     return *g_pool;
 }
 
+// Shapes where packing a register tile costs more than it saves: little work
+// in all, or a dimension so thin that most of each padded tile is waste.
+bool is_small(std::int64_t M, std::int64_t N, std::int64_t K) {
+    return static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) <= 32768.0 || N <= 4 || K <= 4 ||
+           M <= 2;
+}
+
 // Below about a million multiply-adds, waking a second thread costs more
 // than it saves.
 constexpr double kParallelMinMacs = 1 << 20;
@@ -160,6 +167,11 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
     if (K == 0 || alpha == T(0)) return scale_only(M, N, beta, C, ldc, ep);
 
     const KernelShape<T>& ks = shape_of<T>(active_family());
+    if (is_small(M, N, K)) {
+        ks.small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        if (!ep.empty()) apply_epilogue(ep, C, ldc, 0, 0, M, N);
+        return;
+    }
     const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC;
 
     const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);

@@ -4,6 +4,8 @@
 // that ISA's flags.
 #include <cstdint>
 
+#include "gemm/gemm.h"
+
 namespace ffn::gemm {
 
 // Computes the MR x NR tile AB = sum over kc of a_packed[k] (MR values) times
@@ -15,9 +17,15 @@ template <class T>
 using MicroKernel = void (*)(std::int64_t kc, const T* a_packed, const T* b_packed, T* c, std::int64_t ldc,
                              std::int64_t m, std::int64_t n, T alpha, T beta);
 
+// The unpacked path for small or degenerate shapes (kernels/small_gemm.h).
+template <class T>
+using SmallGemm = void (*)(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A,
+                           std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc);
+
 template <class T>
 struct KernelShape {
     MicroKernel<T> kernel = nullptr;
+    SmallGemm<T> small = nullptr;
     std::int64_t MR = 0, NR = 0;  // register tile
     std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
 };

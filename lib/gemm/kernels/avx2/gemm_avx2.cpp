@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include "gemm/kernel.h"
+#include "gemm/kernels/small_gemm.h"
 #include "gemm/kernels/tile_kernel.h"
 
 namespace ffn::gemm {
@@ -35,6 +36,12 @@ struct F32x8 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    // Pairwise tree: halves, then quarters, then the last pair.
+    static T hsum(V v) {
+        __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+        return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+    }
 };
 
 struct F64x4 {
@@ -50,6 +57,10 @@ struct F64x4 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static T hsum(V v) {
+        __m128d x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+        return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
+    }
 };
 
 // 10 independent chains cover FMA latency (4 cycles) on two pipes.
@@ -77,8 +88,8 @@ bool avx2_supported() {
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, fma_loop, {tile_kernel<F32x8, kMR>, kMR, 16, 256, 120, 4096},
-            {tile_kernel<F64x4, kMR>, kMR, 8, 256, 60, 2048}};
+    return {"avx2", avx2_supported, fma_loop, {tile_kernel<F32x8, kMR>, small_gemm<F32x8>, kMR, 16, 256, 120, 4096},
+            {tile_kernel<F64x4, kMR>, small_gemm<F64x4>, kMR, 8, 256, 60, 2048}};
 }
 
 }  // namespace ffn::gemm

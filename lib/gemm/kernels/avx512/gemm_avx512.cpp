@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "gemm/kernel.h"
+#include "gemm/kernels/small_gemm.h"
 #include "gemm/kernels/tile_kernel.h"
 
 namespace ffn::gemm {
@@ -36,6 +37,15 @@ struct F32x16 {
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    // Pairwise tree over the four 128-bit quarters, then within one. (Through
+    // memory: GCC 12's lane-extract intrinsics trip -Wmaybe-uninitialized.)
+    static T hsum(V v) {
+        alignas(64) float q[16];
+        _mm512_store_ps(q, v);
+        __m128 x = _mm_add_ps(_mm_add_ps(_mm_load_ps(q), _mm_load_ps(q + 4)), _mm_add_ps(_mm_load_ps(q + 8), _mm_load_ps(q + 12)));
+        x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+        return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+    }
 };
 
 struct F64x8 {
@@ -51,6 +61,12 @@ struct F64x8 {
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static T hsum(V v) {
+        alignas(64) double q[8];
+        _mm512_store_pd(q, v);
+        __m128d x = _mm_add_pd(_mm_add_pd(_mm_load_pd(q), _mm_load_pd(q + 2)), _mm_add_pd(_mm_load_pd(q + 4), _mm_load_pd(q + 6)));
+        return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
+    }
 };
 
 // 12 independent chains cover FMA latency on two pipes.
@@ -80,8 +96,8 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, kMR, 32, 192, 192, 4096},
-            {tile_kernel<F64x8, kMR>, kMR, 16, 192, 96, 2048}};
+    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16>, kMR, 32, 192, 192, 4096},
+            {tile_kernel<F64x8, kMR>, small_gemm<F64x8>, kMR, 16, 192, 96, 2048}};
 }
 
 }  // namespace ffn::gemm

@@ -24,6 +24,20 @@ void ref_kernel(std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc,
         }
 }
 
+template <class T>
+void ref_small(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A,
+               std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+    for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) {
+            T sum = 0;
+            for (std::int64_t k = 0; k < K; ++k)
+                sum += (ta == Trans::no ? A[i * lda + k] : A[k * lda + i]) * (tb == Trans::no ? B[k * ldb + j] : B[j * ldb + k]);
+            T& out = C[i * ldc + j];
+            const T scaled = alpha * sum;
+            out = beta == T(0) ? scaled : scaled + beta * out;
+        }
+}
+
 bool always() { return true; }
 
 // Scalar multiply-adds in 8 independent chains: what portable code reaches.
@@ -41,7 +55,7 @@ double fma_loop(std::int64_t iterations) {
 
 // KC x NR of B (8 KiB in float) stays in L1 while A slivers stream past.
 KernelFamily ref_family() {
-    return {"ref", always, fma_loop, {ref_kernel<float>, kMR, kNR, 256, 128, 4096}, {ref_kernel<double>, kMR, kNR, 256, 64, 2048}};
+    return {"ref", always, fma_loop, {ref_kernel<float>, ref_small<float>, kMR, kNR, 256, 128, 4096}, {ref_kernel<double>, ref_small<double>, kMR, kNR, 256, 64, 2048}};
 }
 
 }  // namespace ffn::gemm
