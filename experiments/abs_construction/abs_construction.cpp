@@ -53,19 +53,19 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // Worked example at x.
     const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
     nn::Matrix<T> h;
-    const nn::Matrix<T> y = n.net.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
-    const nn::Matrix<T> z = n.net.layers[0].forward(X);
-    const nn::Matrix<T> y_linear = n.linear.forward(X);
+    const nn::Matrix<T> y = n.net.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
+    const nn::Matrix<T> z = nn::apply(n.net.layers[0], X);
+    const nn::Matrix<T> y_linear = n.linear.forward_with_hook(X);
     const auto& A = n.net.layers[0].weight;
     const auto& B = n.net.layers[1].weight;
     // B A through the layer's own product: feeding the rows of A^T through a
     // bias-free layer with weight B gives A^T B^T = (B A)^T.
     nn::Linear<T> by_B(B.shape()[1], B.shape()[0], /*bias=*/false);
     by_B.weight = B;
-    const nn::Matrix<T> BA = xt::transpose(by_B.forward(xt::eval(xt::transpose(A))));
+    const nn::Matrix<T> BA = xt::transpose(nn::apply(by_B, xt::eval(xt::transpose(A))));
     nn::Linear<T> reconstruct(n.reconstruction.shape()[1], d, false);
     reconstruct.weight = n.reconstruction;
-    const nn::Matrix<T> x_back = reconstruct.forward(h);
+    const nn::Matrix<T> x_back = nn::apply(reconstruct, h);
 
     report::Table worked("worked_example");
     worked.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
@@ -90,7 +90,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     for (const auto& p : run.matrix("jacobian_points")) {
         require_length("jacobian_points", p.size(), d, "points are inputs");
         const nn::Vector<T> x = to_vector<T>(p);
-        const nn::Matrix<T> pre = n.net.layers[0].forward(as_row(x));
+        const nn::Matrix<T> pre = nn::apply(n.net.layers[0], as_row(x));
         std::string active;
         for (std::size_t j = 0; j < pre.shape()[1]; ++j) active += pre(0, j) > T(0) ? '1' : '0';
         const nn::Matrix<T> J = analysis::mlp_jacobian(n.net, x);
@@ -110,9 +110,9 @@ std::vector<report::Table> compute(const runner::Run& run) {
             G(i * points + j, 1) = static_cast<T>(lo + (hi - lo) * static_cast<double>(j) / static_cast<double>(points - 1));
         }
     nn::Matrix<T> H;
-    const nn::Matrix<T> Y = n.net.forward(G, [&](std::size_t, nn::Matrix<T>& hidden) { H = hidden; });
-    const nn::Matrix<T> Y_linear = n.linear.forward(G);
-    const nn::Matrix<T> G_back = reconstruct.forward(H);
+    const nn::Matrix<T> Y = n.net.forward_with_hook(G, [&](std::size_t, nn::Matrix<T>& hidden) { H = hidden; });
+    const nn::Matrix<T> Y_linear = n.linear.forward_with_hook(G);
+    const nn::Matrix<T> G_back = nn::apply(reconstruct, H);
     report::Table grid("grid");
     grid.add_column("inputs", ColumnType::integer)
         .add_column("max_abs_error_vs_abs", ColumnType::real, 3)

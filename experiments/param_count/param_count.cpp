@@ -18,7 +18,7 @@ using report::ColumnType;
 std::size_t weight_count(const std::vector<nn::ParamRef<float>>& params) {
     std::size_t n = 0;
     for (const auto& p : params)
-        if (p.matrix) n += p.size();
+        if (p.shape.size() == 2) n += p.size();
     return n;
 }
 

@@ -37,11 +37,11 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // Normalisation is omitted, as in the document's arithmetic, so u = x.
     const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
     nn::Matrix<T> h;
-    const nn::Matrix<T> delta = mlp.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
+    const nn::Matrix<T> delta = mlp.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
     const nn::Matrix<T> y = X + delta;
 
     auto ablated = [&](std::size_t unit, nn::Matrix<T>* h_out) {
-        return mlp.forward(X, [&](std::size_t, nn::Matrix<T>& hidden) {
+        return mlp.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) {
             hidden(0, unit) = T(0);
             if (h_out) *h_out = hidden;
         });
@@ -53,7 +53,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     report::Table fwd("forward");
     fwd.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
     fwd.add_row({std::string("x"), vector_text(row_of(X))});
-    fwd.add_row({std::string("z"), vector_text(row_of(mlp.layers[0].forward(X)))});
+    fwd.add_row({std::string("z"), vector_text(row_of(nn::apply(mlp.layers[0], X)))});
     fwd.add_row({std::string("h"), vector_text(row_of(h))});
     fwd.add_row({std::string("Delta"), vector_text(row_of(delta))});
     fwd.add_row({std::string("y"), vector_text(row_of(y))});

@@ -9,7 +9,7 @@ namespace ffn::analysis {
 template <class T>
 nn::Matrix<T> mlp_jacobian(const nn::MLP<T>& mlp, const nn::Vector<T>& x) {
     nn::Matrix<T> J = mlp.layers.front().weight;
-    nn::Matrix<T> z = mlp.layers.front().forward(xt::eval(xt::reshape_view(x, {std::size_t{1}, x.size()})));
+    nn::Matrix<T> z = nn::apply(mlp.layers.front(), xt::eval(xt::reshape_view(x, {std::size_t{1}, x.size()})));
     for (std::size_t i = 1; i < mlp.layers.size(); ++i) {
         for (std::size_t r = 0; r < J.shape()[0]; ++r)
             for (std::size_t c = 0; c < J.shape()[1]; ++c) J(r, c) *= nn::activate_derivative(mlp.activation, z(0, r));
@@ -23,7 +23,7 @@ nn::Matrix<T> mlp_jacobian(const nn::MLP<T>& mlp, const nn::Vector<T>& x) {
         if (i + 1 < mlp.layers.size()) {
             nn::Matrix<T> h = z;
             nn::activate_inplace<T>(mlp.activation, std::span<T>(h.data(), h.size()));
-            z = mlp.layers[i].forward(h);
+            z = nn::apply(mlp.layers[i], h);
         }
         J = std::move(next);
     }

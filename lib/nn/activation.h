@@ -1,5 +1,6 @@
 #pragma once
-// Elementwise activations, named as configs name them.
+// Elementwise activations, named as configs name them, each with its
+// derivative. The array forms take the switch out of the inner loop.
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,5 +26,14 @@ T activate_derivative(Activation a, T x);
 
 template <class T>
 void activate_inplace(Activation a, std::span<T> values);
+
+// grad[i] *= act'(z[i]). For relu, z may be the activation's output instead
+// of its input (both are > 0 at the same places), which saves keeping z.
+template <class T>
+void multiply_by_derivative(Activation a, std::span<const T> z, std::span<T> grad);
+
+// True when backward needs only the activation's output (relu, identity),
+// so a layer need not keep the pre-activation.
+bool derivative_from_output(Activation a);
 
 }  // namespace ffn::nn

@@ -1,38 +1,145 @@
 #include "nn/linear.h"
 
+#include <algorithm>
+#include <span>
+
 #include "core/error.h"
-#include "gemm/gemm.h"
 
 namespace ffn::nn {
 
+namespace {
+
+using gemm::Trans;
+
+template <class T>
+struct ForwardContext {
+    Activation act;
+    T* pre;
+    std::int64_t ld;
+};
+
+template <class T>
+void forward_rows(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+    const auto* c = static_cast<const ForwardContext<T>*>(p);
+    if (c->pre) std::copy(row, row + n, c->pre + i * c->ld + j0);
+    activate_inplace<T>(c->act, std::span<T>(row, static_cast<std::size_t>(n)));
+}
+
+template <class T>
+struct BackwardContext {
+    Activation act;
+    const T* z;
+    std::int64_t ld;
+};
+
+template <class T>
+void backward_rows(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+    const auto* c = static_cast<const BackwardContext<T>*>(p);
+    multiply_by_derivative<T>(c->act, std::span<const T>(c->z + i * c->ld + j0, static_cast<std::size_t>(n)),
+                              std::span<T>(row, static_cast<std::size_t>(n)));
+}
+
+std::int64_t i64(std::size_t v) { return static_cast<std::int64_t>(v); }
+
+}  // namespace
+
+// Gradients are allocated but not filled: backward writes them whole before
+// anything reads them, and untouched pages cost nothing for layers that are
+// only counted or evaluated.
 template <class T>
 Linear<T>::Linear(std::size_t in_features, std::size_t out_features, bool with_bias)
     : weight(xt::zeros<T>({out_features, in_features})),
-      bias(xt::zeros<T>({with_bias ? out_features : std::size_t{0}})) {}
+      weight_grad(Matrix<T>::from_shape({out_features, in_features})),
+      bias(xt::zeros<T>({with_bias ? out_features : std::size_t{0}})),
+      bias_grad(Vector<T>::from_shape({with_bias ? out_features : std::size_t{0}})) {}
 
 template <class T>
-Matrix<T> Linear<T>::forward(const Matrix<T>& X) const {
-    const auto tokens = static_cast<std::int64_t>(X.shape()[0]);
-    const auto in = static_cast<std::int64_t>(in_features());
-    const auto out = static_cast<std::int64_t>(out_features());
-    if (X.shape()[1] != in_features())
+void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre) {
+    if (X.shape()[1] != layer.in_features())
         throw Error("Linear: input has " + std::to_string(X.shape()[1]) + " features, layer expects " +
-                    std::to_string(in));
-    Matrix<T> Y = Matrix<T>::from_shape({X.shape()[0], out_features()});
-    gemm::Epilogue<T> bias_add;
-    bias_add.bias = has_bias() ? bias.data() : nullptr;
-    gemm::gemm<T>(gemm::Trans::no, gemm::Trans::yes, tokens, out, in, T(1), X.data(), in, weight.data(), in, T(0),
-                  Y.data(), out, bias_add);
-    return Y;
+                    std::to_string(layer.in_features()));
+    const std::size_t tokens = X.shape()[0], out = layer.out_features();
+    ensure_shape(Y, tokens, out);
+    gemm::Epilogue<T> ep;
+    ep.bias = layer.has_bias() ? layer.bias.data() : nullptr;
+    ForwardContext<T> ctx{};
+    if (act && *act != Activation::identity) {
+        if (pre) ensure_shape(*pre, tokens, out);
+        ctx = {*act, pre ? pre->data() : nullptr, i64(out)};
+        ep.rowwise = forward_rows<T>;
+        ep.context = &ctx;
+    }
+    gemm::gemm<T>(Trans::no, Trans::yes, i64(tokens), i64(out), i64(layer.in_features()), T(1), X.data(),
+                  i64(layer.in_features()), layer.weight.data(), i64(layer.in_features()), T(0), Y.data(), i64(out),
+                  ep);
+    if (pre && (!act || *act == Activation::identity)) *pre = Y;
+}
+
+template <class T>
+void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY) {
+    const std::size_t tokens = X.shape()[0], in = layer.in_features(), out = layer.out_features();
+    // (out x tokens) . (tokens x in)
+    gemm::gemm<T>(Trans::yes, Trans::no, i64(out), i64(in), i64(tokens), T(1), dY.data(), i64(out), X.data(), i64(in),
+                  T(0), layer.weight_grad.data(), i64(in));
+    if (layer.has_bias()) {
+        std::fill(layer.bias_grad.begin(), layer.bias_grad.end(), T(0));
+        T* db = layer.bias_grad.data();
+        for (std::size_t t = 0; t < tokens; ++t) {
+            const T* row = dY.data() + t * out;
+            for (std::size_t j = 0; j < out; ++j) db[j] += row[j];
+        }
+    }
+}
+
+template <class T>
+void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
+                           const Matrix<T>* z) {
+    const std::size_t tokens = dY.shape()[0], in = layer.in_features(), out = layer.out_features();
+    if (beta == T(0)) ensure_shape(dX, tokens, in);
+    gemm::Epilogue<T> ep;
+    BackwardContext<T> ctx{};
+    if (act && *act != Activation::identity) {
+        ctx = {*act, z->data(), i64(in)};
+        ep.rowwise = backward_rows<T>;
+        ep.context = &ctx;
+    }
+    // (tokens x out) . (out x in)
+    gemm::gemm<T>(Trans::no, Trans::no, i64(tokens), i64(in), i64(out), T(1), dY.data(), i64(out),
+                  layer.weight.data(), i64(in), beta, dX.data(), i64(in), ep);
+}
+
+template <class T>
+const Matrix<T>& Linear<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    linear_forward(*this, X, output_);
+    return output_;
+}
+
+template <class T>
+const Matrix<T>& Linear<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    linear_backward_params(*this, *input_, dY);
+    if (!need_input_grad) {
+        input_grad_ = Matrix<T>();
+        return input_grad_;
+    }
+    linear_backward_input(*this, dY, input_grad_);
+    return input_grad_;
 }
 
 template <class T>
 void Linear<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
-    out.push_back({prefix + "weight", &weight, nullptr});
-    if (has_bias()) out.push_back({prefix + "bias", nullptr, &bias});
+    out.push_back({prefix + "weight", {weight.shape()[0], weight.shape()[1]}, weight.data(), weight_grad.data()});
+    if (has_bias()) out.push_back({prefix + "bias", {bias.size()}, bias.data(), bias_grad.data()});
 }
 
-template class Linear<float>;
-template class Linear<double>;
+#define FFNLAB_INSTANTIATE(T)                                                                                     \
+    template class Linear<T>;                                                                                     \
+    template void linear_forward<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, const Activation*, Matrix<T>*); \
+    template void linear_backward_params<T>(Linear<T>&, const Matrix<T>&, const Matrix<T>&);                     \
+    template void linear_backward_input<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, T, const Activation*,  \
+                                           const Matrix<T>*);
+FFNLAB_INSTANTIATE(float)
+FFNLAB_INSTANTIATE(double)
+#undef FFNLAB_INSTANTIATE
 
 }  // namespace ffn::nn

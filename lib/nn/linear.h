@@ -1,25 +1,19 @@
 #pragma once
-// Linear layer y = x W^T + b, PyTorch's nn.Linear layout: weight is
-// (out_features, in_features), bias is (out_features).
+// Linear layer y = x W^T + b in PyTorch's nn.Linear layout: weight is
+// (out_features, in_features), bias is (out_features). The free functions
+// below are the fused building blocks the feed-forward modules share.
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "nn/tensor.h"
+#include "gemm/gemm.h"
+#include "nn/activation.h"
+#include "nn/module.h"
 
 namespace ffn::nn {
 
-// A named view of one parameter tensor, for counting, analysis and weight files.
 template <class T>
-struct ParamRef {
-    std::string name;
-    xt::xtensor<T, 2>* matrix = nullptr;  // exactly one of matrix / vector is set
-    xt::xtensor<T, 1>* vector = nullptr;
-    std::size_t size() const { return matrix ? matrix->size() : vector->size(); }
-};
-
-template <class T>
-class Linear {
+class Linear : public Module<T> {
 public:
     Linear() = default;
     // Parameters start at zero; an initialiser or explicit values fill them.
@@ -29,21 +23,45 @@ public:
     std::size_t out_features() const { return weight.shape()[0]; }
     bool has_bias() const { return bias.size() != 0; }
 
-    // X: (tokens, in) -> (tokens, out)
-    Matrix<T> forward(const Matrix<T>& X) const;
+    const Matrix<T>& forward(const Matrix<T>& X) override;
+    const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
+    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
-    // Appends this layer's parameters as prefix + "weight" / prefix + "bias".
-    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out);
+    Matrix<T> weight, weight_grad;
+    Vector<T> bias, bias_grad;
 
-    Matrix<T> weight;
-    Vector<T> bias;
+private:
+    const Matrix<T>* input_ = nullptr;
+    Matrix<T> output_, input_grad_;
 };
 
+// ---------------------------------------------------------------------------
+// Fused pieces. Each product goes through gemm once; work on its output rides
+// in the gemm epilogue while the tile is in cache.
+
+// Y = X W^T + b, then act(.) when `act` is given; keeps the pre-activation
+// in `pre` when `pre` is non-null (backward needs it unless
+// derivative_from_output(act)).
 template <class T>
-std::size_t parameter_count(const std::vector<ParamRef<T>>& params) {
-    std::size_t n = 0;
-    for (const auto& p : params) n += p.size();
-    return n;
+void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act = nullptr,
+                    Matrix<T>* pre = nullptr);
+
+// X W^T + b as a new matrix, with no state kept (analysis of a const layer).
+template <class T>
+Matrix<T> apply(const Linear<T>& layer, const Matrix<T>& X) {
+    Matrix<T> Y;
+    linear_forward(layer, X, Y);
+    return Y;
 }
+
+// weight_grad = dY^T X and bias_grad = column sums of dY.
+template <class T>
+void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY);
+
+// dX = beta * dX + dY W; then, when `act` is given, dX *= act'(z) with z the
+// saved pre-activation (or the activation's output, for relu).
+template <class T>
+void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta = T(0),
+                           const Activation* act = nullptr, const Matrix<T>* z = nullptr);
 
 }  // namespace ffn::nn

@@ -1,12 +1,14 @@
 #include "nn/mlp.h"
 
 #include <span>
+#include <utility>
 
 #include "core/error.h"
 
 namespace ffn::nn {
 
 namespace {
+
 std::string layer_name(std::size_t i, std::size_t count) {
     if (i == 0) return "up";
     if (i + 1 == count) return "down";
@@ -14,35 +16,86 @@ std::string layer_name(std::size_t i, std::size_t count) {
 }
 
 template <class T>
-void activate_matrix(Activation a, Matrix<T>& H) {
-    activate_inplace<T>(a, std::span<T>(H.data(), H.size()));
+std::span<T> all(Matrix<T>& M) {
+    return {M.data(), M.size()};
 }
+template <class T>
+std::span<const T> all(const Matrix<T>& M) {
+    return {M.data(), M.size()};
+}
+
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// MLP
 
 template <class T>
 MLP<T>::MLP(const std::vector<std::size_t>& widths, Activation act, bool bias) : activation(act) {
     if (widths.size() < 2) throw Error("MLP needs at least an input and an output width");
-    for (std::size_t i = 0; i + 1 < widths.size(); ++i)
-        layers.emplace_back(widths[i], widths[i + 1], bias);
+    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(widths[i], widths[i + 1], bias);
+    pre_.resize(layers.size());
+    out_.resize(layers.size());
+    grad_.resize(layers.size());
 }
 
 template <class T>
-Matrix<T> MLP<T>::forward(const Matrix<T>& X, const HiddenHook<T>& hook) const {
-    Matrix<T> H = layers.front().forward(X);
-    for (std::size_t i = 1; i < layers.size(); ++i) {
-        activate_matrix(activation, H);
-        if (hook) hook(i - 1, H);
-        H = layers[i].forward(H);
+const Matrix<T>& MLP<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    const bool keep_pre = !derivative_from_output(activation);
+    const Matrix<T>* in = &X;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        if (l + 1 == layers.size()) {
+            linear_forward(layers[l], *in, out_[l]);
+        } else {
+            linear_forward(layers[l], *in, out_[l], &activation, keep_pre ? &pre_[l] : nullptr);
+            if (this->hook) this->hook(l, out_[l]);
+        }
+        in = &out_[l];
     }
-    return H;
+    return out_.back();
 }
 
 template <class T>
-std::vector<ParamRef<T>> MLP<T>::parameters() {
-    std::vector<ParamRef<T>> out;
+const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    const bool from_output = derivative_from_output(activation);
+    const Matrix<T>* g = &dY;
+    for (std::size_t l = layers.size(); l-- > 0;) {
+        linear_backward_params(layers[l], l == 0 ? *input_ : out_[l - 1], *g);
+        if (l > 0) {
+            // dL/dz of the layer below, with act' fused into the product.
+            linear_backward_input(layers[l], *g, grad_[l - 1], T(0), &activation,
+                                  from_output ? &out_[l - 1] : &pre_[l - 1]);
+            g = &grad_[l - 1];
+        } else if (need_input_grad) {
+            linear_backward_input(layers[0], *g, input_grad_);
+            return input_grad_;
+        }
+    }
+    input_grad_ = Matrix<T>();
+    return input_grad_;
+}
+
+template <class T>
+void MLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
     for (std::size_t i = 0; i < layers.size(); ++i)
-        layers[i].collect_parameters(layer_name(i, layers.size()) + ".", out);
-    return out;
+        layers[i].collect_parameters(prefix + layer_name(i, layers.size()) + ".", out);
+}
+
+// ---------------------------------------------------------------------------
+// GatedMLP
+
+const std::vector<std::string>& gated_variant_names() {
+    static const std::vector<std::string> names = {"glu", "reglu", "geglu", "swiglu", "bilinear"};
+    return names;
+}
+
+Activation gated_variant_activation(const std::string& variant) {
+    if (variant == "glu") return Activation::sigmoid;
+    if (variant == "reglu") return Activation::relu;
+    if (variant == "geglu") return Activation::gelu;
+    if (variant == "swiglu") return Activation::silu;
+    if (variant == "bilinear") return Activation::identity;
+    throw Error("unknown gated variant '" + variant + "' (expected glu, reglu, geglu, swiglu or bilinear)");
 }
 
 template <class T>
@@ -50,21 +103,121 @@ GatedMLP<T>::GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bi
     : gate(d, hidden, bias), up(d, hidden, bias), down(hidden, d, bias), activation(act) {}
 
 template <class T>
-Matrix<T> GatedMLP<T>::forward(const Matrix<T>& X) const {
-    Matrix<T> G = gate.forward(X);
-    activate_matrix(activation, G);
-    G *= up.forward(X);
-    return down.forward(G);
+const Matrix<T>& GatedMLP<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    linear_forward(gate, X, act_gate_, &activation, &pre_gate_);
+    linear_forward(up, X, up_out_);
+    ensure_shape(hidden_, X.shape()[0], gate.out_features());
+    auto h = all(hidden_);
+    auto a = all(std::as_const(act_gate_)), u = all(std::as_const(up_out_));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = a[i] * u[i];
+    if (this->hook) this->hook(0, hidden_);
+    linear_forward(down, hidden_, out_);
+    return out_;
 }
 
 template <class T>
-std::vector<ParamRef<T>> GatedMLP<T>::parameters() {
-    std::vector<ParamRef<T>> out;
-    gate.collect_parameters("gate.", out);
-    up.collect_parameters("up.", out);
-    down.collect_parameters("down.", out);
-    return out;
+const Matrix<T>& GatedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    linear_backward_params(down, hidden_, dY);
+    linear_backward_input(down, dY, d_hidden_);
+    // h = act(g) * u:  dL/du = dh * act(g),  dL/dg = dh * u * act'(g).
+    ensure_shape(d_up_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    ensure_shape(d_gate_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    auto dh = all(std::as_const(d_hidden_)), a = all(std::as_const(act_gate_)), u = all(std::as_const(up_out_));
+    auto du = all(d_up_), dg = all(d_gate_);
+    for (std::size_t i = 0; i < dh.size(); ++i) {
+        du[i] = dh[i] * a[i];
+        dg[i] = dh[i] * u[i];
+    }
+    multiply_by_derivative<T>(activation, all(std::as_const(pre_gate_)), dg);
+    linear_backward_params(gate, *input_, d_gate_);
+    linear_backward_params(up, *input_, d_up_);
+    if (!need_input_grad) {
+        input_grad_ = Matrix<T>();
+        return input_grad_;
+    }
+    linear_backward_input(gate, d_gate_, input_grad_);
+    linear_backward_input(up, d_up_, input_grad_, T(1));
+    return input_grad_;
 }
+
+template <class T>
+void GatedMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    gate.collect_parameters(prefix + "gate.", out);
+    up.collect_parameters(prefix + "up.", out);
+    down.collect_parameters(prefix + "down.", out);
+}
+
+// ---------------------------------------------------------------------------
+// BilinearMLP
+
+template <class T>
+BilinearMLP<T>::BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias)
+    : down(hidden, d, bias), activation(act) {
+    if (rank < 1) throw Error("BilinearMLP: rank must be at least 1");
+    for (std::size_t r = 0; r < rank; ++r) {
+        q.emplace_back(d, hidden, bias);
+        k.emplace_back(d, hidden, bias);
+    }
+    qx_.resize(rank);
+    kx_.resize(rank);
+}
+
+template <class T>
+const Matrix<T>& BilinearMLP<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    ensure_shape(pre_, X.shape()[0], down.in_features());
+    std::fill(pre_.begin(), pre_.end(), T(0));
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        linear_forward(q[r], X, qx_[r]);
+        linear_forward(k[r], X, kx_[r]);
+        auto s = all(pre_);
+        auto a = all(std::as_const(qx_[r])), b = all(std::as_const(kx_[r]));
+        for (std::size_t i = 0; i < s.size(); ++i) s[i] += a[i] * b[i];
+    }
+    hidden_ = pre_;
+    activate_inplace<T>(activation, all(hidden_));
+    if (this->hook) this->hook(0, hidden_);
+    linear_forward(down, hidden_, out_);
+    return out_;
+}
+
+template <class T>
+const Matrix<T>& BilinearMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    linear_backward_params(down, hidden_, dY);
+    linear_backward_input(down, dY, d_hidden_);
+    multiply_by_derivative<T>(activation, all(std::as_const(pre_)), all(d_hidden_));  // now dL/ds
+    ensure_shape(d_q_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    ensure_shape(d_k_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        // s = sum_r (x Q_r^T) * (x K_r^T):  dL/d(xQ_r^T) = ds * (x K_r^T), and symmetrically.
+        auto ds = all(std::as_const(d_hidden_)), a = all(std::as_const(qx_[r])), b = all(std::as_const(kx_[r]));
+        auto dq = all(d_q_), dk = all(d_k_);
+        for (std::size_t i = 0; i < ds.size(); ++i) {
+            dq[i] = ds[i] * b[i];
+            dk[i] = ds[i] * a[i];
+        }
+        linear_backward_params(q[r], *input_, d_q_);
+        linear_backward_params(k[r], *input_, d_k_);
+        if (need_input_grad) {
+            linear_backward_input(q[r], d_q_, input_grad_, r == 0 ? T(0) : T(1));
+            linear_backward_input(k[r], d_k_, input_grad_, T(1));
+        }
+    }
+    if (!need_input_grad) input_grad_ = Matrix<T>();
+    return input_grad_;
+}
+
+template <class T>
+void BilinearMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        q[r].collect_parameters(prefix + "q" + std::to_string(r) + ".", out);
+        k[r].collect_parameters(prefix + "k" + std::to_string(r) + ".", out);
+    }
+    down.collect_parameters(prefix + "down.", out);
+}
+
+// ---------------------------------------------------------------------------
 
 template <class T>
 AttentionProjections<T>::AttentionProjections(std::size_t d, bool bias)
@@ -84,6 +237,8 @@ template class MLP<float>;
 template class MLP<double>;
 template class GatedMLP<float>;
 template class GatedMLP<double>;
+template class BilinearMLP<float>;
+template class BilinearMLP<double>;
 template struct AttentionProjections<float>;
 template struct AttentionProjections<double>;
 

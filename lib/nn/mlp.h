@@ -1,11 +1,13 @@
 #pragma once
-// Feed-forward blocks built from Linear layers.
+// Feed-forward blocks built from Linear layers, each with forward and
+// backward passes (module.h states the conventions).
 //
-//   MLP:       x -> act(x W_up^T + b) -> ... -> h W_down^T + b   (any depth)
-//   GatedMLP:  x -> down( act(gate(x)) * up(x) )                 (seed 004)
+//   MLP:          x -> act(x W_up^T + b) -> ... -> h W_down^T + b   (any depth)
+//   GatedMLP:     x -> down( act(gate(x)) * up(x) )                 (GLU family)
+//   BilinearMLP:  x -> down( act( sum_r (x Q_r^T) * (x K_r^T) ) )   (seed 004)
 //   AttentionProjections: the four d x d projections of an attention block,
-//   kept here only so parameter budgets can be compared by instantiation.
-#include <functional>
+//   kept only so parameter budgets can be compared by instantiation.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,35 +16,67 @@
 
 namespace ffn::nn {
 
-// Called after each hidden activation with (hidden layer index, activations);
-// may read or overwrite them (ablations, firing counts).
 template <class T>
-using HiddenHook = std::function<void(std::size_t, Matrix<T>&)>;
-
-template <class T>
-class MLP {
+class MLP : public Module<T> {
 public:
     // widths = {d_in, hidden..., d_out}; at least two entries.
     MLP(const std::vector<std::size_t>& widths, Activation act, bool bias = true);
 
-    Matrix<T> forward(const Matrix<T>& X, const HiddenHook<T>& hook = {}) const;
-    std::vector<ParamRef<T>> parameters();
-
+    const Matrix<T>& forward(const Matrix<T>& X) override;
+    const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
     // Parameter names: "up", "mid1", "mid2", ..., "down" (a one-layer MLP is "up").
+    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
+
     std::vector<Linear<T>> layers;
     Activation activation;
+
+private:
+    const Matrix<T>* input_ = nullptr;
+    std::vector<Matrix<T>> pre_, out_, grad_;  // per layer: pre-activation, output, dL/d(pre-activation)
+    Matrix<T> input_grad_;
 };
 
+// The GLU variants by name: glu (sigmoid gate), reglu, geglu, swiglu,
+// bilinear (no activation).
+const std::vector<std::string>& gated_variant_names();
+Activation gated_variant_activation(const std::string& variant);
+
 template <class T>
-class GatedMLP {
+class GatedMLP : public Module<T> {
 public:
     GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias = false);
 
-    Matrix<T> forward(const Matrix<T>& X) const;
-    std::vector<ParamRef<T>> parameters();
+    const Matrix<T>& forward(const Matrix<T>& X) override;
+    const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
+    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
     Linear<T> gate, up, down;
     Activation activation;
+
+private:
+    const Matrix<T>* input_ = nullptr;
+    Matrix<T> pre_gate_, act_gate_, up_out_, hidden_, out_, d_hidden_, d_gate_, d_up_, input_grad_;
+};
+
+template <class T>
+class BilinearMLP : public Module<T> {
+public:
+    // rank R >= 1 pairs (Q_r, K_r), each hidden x d; act applied to the sum.
+    BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias = false);
+
+    const Matrix<T>& forward(const Matrix<T>& X) override;
+    const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
+    // Names: "q0", "k0", "q1", ..., "down".
+    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
+
+    std::vector<Linear<T>> q, k;
+    Linear<T> down;
+    Activation activation;
+
+private:
+    const Matrix<T>* input_ = nullptr;
+    std::vector<Matrix<T>> qx_, kx_;
+    Matrix<T> pre_, hidden_, out_, d_hidden_, d_q_, d_k_, input_grad_;
 };
 
 template <class T>

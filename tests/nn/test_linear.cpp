@@ -36,7 +36,7 @@ TEST_CASE("a hook sees and can overwrite hidden activations") {
     const Matrix<double> X = {{-3}};
     CHECK(mlp.forward(X)(0, 0) == 3.0);  // |x|
     double seen = -1;
-    const auto Y = mlp.forward(X, [&](std::size_t layer, Matrix<double>& h) {
+    const auto Y = mlp.forward_with_hook(X, [&](std::size_t layer, Matrix<double>& h) {
         CHECK(layer == 0);
         seen = h(0, 1);
         h(0, 1) = 0;
