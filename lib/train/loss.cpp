@@ -1,0 +1,56 @@
+#include "train/loss.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "nn/module.h"
+
+namespace ffn::train {
+
+template <class T>
+double mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, nn::Matrix<T>& grad) {
+    if (Y.shape() != target.shape()) throw Error("mse loss: output and target shapes differ");
+    nn::ensure_shape(grad, Y.shape()[0], Y.shape()[1]);
+    const T scale = T(2) / static_cast<T>(Y.size());
+    double sum = 0;
+    for (std::size_t i = 0; i < Y.size(); ++i) {
+        const T diff = Y.data()[i] - target.data()[i];
+        sum += static_cast<double>(diff) * static_cast<double>(diff);
+        grad.data()[i] = scale * diff;
+    }
+    return sum / static_cast<double>(Y.size());
+}
+
+template <class T>
+double cross_entropy_loss(const nn::Matrix<T>& logits, const nn::Matrix<T>& target, nn::Matrix<T>& grad) {
+    const std::size_t rows = logits.shape()[0], classes = logits.shape()[1];
+    if (target.shape()[0] != rows || target.shape()[1] != 1)
+        throw Error("cross-entropy loss: targets must be one class index per row");
+    nn::ensure_shape(grad, rows, classes);
+    double total = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const T* z = logits.data() + r * classes;
+        T* g = grad.data() + r * classes;
+        const auto label = static_cast<std::int64_t>(target(r, 0));
+        if (label < 0 || static_cast<std::size_t>(label) >= classes || static_cast<T>(label) != target(r, 0))
+            throw Error("cross-entropy loss: target " + std::to_string(target(r, 0)) + " in row " + std::to_string(r) +
+                        " is not a class index below " + std::to_string(classes));
+        T top = z[0];
+        for (std::size_t c = 1; c < classes; ++c) top = std::max(top, z[c]);
+        T sum = 0;
+        for (std::size_t c = 0; c < classes; ++c) sum += std::exp(z[c] - top);
+        const T log_sum = top + std::log(sum);
+        total += static_cast<double>(log_sum - z[label]);
+        for (std::size_t c = 0; c < classes; ++c) g[c] = std::exp(z[c] - log_sum) / static_cast<T>(rows);
+        g[label] -= T(1) / static_cast<T>(rows);
+    }
+    return total / static_cast<double>(rows);
+}
+
+template double mse_loss<float>(const nn::Matrix<float>&, const nn::Matrix<float>&, nn::Matrix<float>&);
+template double mse_loss<double>(const nn::Matrix<double>&, const nn::Matrix<double>&, nn::Matrix<double>&);
+template double cross_entropy_loss<float>(const nn::Matrix<float>&, const nn::Matrix<float>&, nn::Matrix<float>&);
+template double cross_entropy_loss<double>(const nn::Matrix<double>&, const nn::Matrix<double>&, nn::Matrix<double>&);
+
+}  // namespace ffn::train

@@ -1,0 +1,20 @@
+#pragma once
+// Losses over a batch, each returning the loss and writing dL/dY.
+#include <vector>
+
+#include "nn/tensor.h"
+
+namespace ffn::train {
+
+// Mean over every element of (y - t)^2, as PyTorch's MSELoss(reduction="mean").
+// grad = 2 (y - t) / count.
+template <class T>
+double mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, nn::Matrix<T>& grad);
+
+// Mean over rows of -log softmax(logits)[target], with the log-sum-exp taken
+// around the row maximum so large logits do not overflow. `target` holds one
+// class index per row (as a number). grad = (softmax - onehot) / rows.
+template <class T>
+double cross_entropy_loss(const nn::Matrix<T>& logits, const nn::Matrix<T>& target, nn::Matrix<T>& grad);
+
+}  // namespace ffn::train

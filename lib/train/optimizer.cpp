@@ -1,0 +1,99 @@
+#include "train/optimizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "core/error.h"
+
+namespace ffn::train {
+
+const std::vector<std::string>& optimizer_names() {
+    static const std::vector<std::string> names = {"sgd", "adam", "adamw"};
+    return names;
+}
+
+const std::vector<std::string>& schedule_names() {
+    static const std::vector<std::string> names = {"constant", "warmup", "cosine"};
+    return names;
+}
+
+template <class T>
+Optimizer<T>::Optimizer(std::vector<nn::ParamRef<T>> params, OptimizerSpec spec)
+    : params_(std::move(params)), spec_(std::move(spec)) {
+    const auto& names = optimizer_names();
+    if (std::find(names.begin(), names.end(), spec_.kind) == names.end())
+        throw Error("unknown optimizer '" + spec_.kind + "' (expected sgd, adam or adamw)");
+    for (const auto& p : params_) {
+        if (!p.grad) throw Error("parameter '" + p.name + "' has no gradient buffer");
+        first_.emplace_back(p.size(), T(0));
+        second_.emplace_back(spec_.kind == "sgd" ? 0 : p.size(), T(0));
+    }
+}
+
+template <class T>
+void Optimizer<T>::step(double lr_d) {
+    ++steps_;
+    const T lr = static_cast<T>(lr_d), wd = static_cast<T>(spec_.weight_decay);
+    if (spec_.kind == "sgd") {
+        const T momentum = static_cast<T>(spec_.momentum), keep = static_cast<T>(1 - spec_.dampening);
+        for (std::size_t k = 0; k < params_.size(); ++k) {
+            T* p = params_[k].value;
+            const T* grad = params_[k].grad;
+            T* buf = first_[k].data();
+            for (std::size_t i = 0; i < params_[k].size(); ++i) {
+                T g = wd != T(0) ? grad[i] + wd * p[i] : grad[i];
+                if (momentum != T(0)) {
+                    buf[i] = steps_ == 1 ? g : buf[i] * momentum + keep * g;
+                    g = spec_.nesterov ? g + momentum * buf[i] : buf[i];
+                }
+                p[i] = p[i] + (-lr) * g;
+            }
+        }
+        return;
+    }
+    const bool decoupled = spec_.kind == "adamw";
+    const double t = static_cast<double>(steps_);
+    const T beta1 = static_cast<T>(spec_.beta1), beta2 = static_cast<T>(spec_.beta2);
+    const T one_minus_beta1 = static_cast<T>(1 - spec_.beta1), one_minus_beta2 = static_cast<T>(1 - spec_.beta2);
+    const T step_size = static_cast<T>(lr_d / (1 - std::pow(spec_.beta1, t)));
+    const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(spec_.beta2, t)));
+    const T eps = static_cast<T>(spec_.eps);
+    const T decay = static_cast<T>(1 - lr_d * spec_.weight_decay);
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+        T* p = params_[k].value;
+        const T* grad = params_[k].grad;
+        T* m = first_[k].data();
+        T* v = second_[k].data();
+        for (std::size_t i = 0; i < params_[k].size(); ++i) {
+            T g = grad[i];
+            if (decoupled) {
+                if (wd != T(0)) p[i] = p[i] * decay;
+            } else if (wd != T(0)) {
+                g = g + wd * p[i];
+            }
+            m[i] = m[i] * beta1 + one_minus_beta1 * g;
+            v[i] = v[i] * beta2 + one_minus_beta2 * g * g;
+            const T denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
+            p[i] = p[i] + (-step_size) * (m[i] / denom);
+        }
+    }
+}
+
+double learning_rate(const ScheduleSpec& s, double base_lr, long step, long total) {
+    const double warm = s.warmup > 0 ? std::min(1.0, static_cast<double>(step + 1) / static_cast<double>(s.warmup)) : 1.0;
+    if (s.kind == "constant") return base_lr;
+    if (s.kind == "warmup") return base_lr * warm;
+    if (s.kind == "cosine") {
+        if (step < s.warmup) return base_lr * warm;
+        const double span = static_cast<double>(std::max(1L, total - s.warmup));
+        const double progress = std::min(1.0, static_cast<double>(step - s.warmup) / span);
+        return s.min_lr + (base_lr - s.min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * progress));
+    }
+    throw Error("unknown schedule '" + s.kind + "' (expected constant, warmup or cosine)");
+}
+
+template class Optimizer<float>;
+template class Optimizer<double>;
+
+}  // namespace ffn::train

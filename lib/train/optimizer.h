@@ -1,0 +1,63 @@
+#pragma once
+// Optimizers with PyTorch 1.13's update formulas (torch/optim/sgd.py and
+// adam.py / adamw.py, the single-tensor code paths), applied in the
+// parameters' own scalar type:
+//
+// SGD     g = grad + wd * p;  buf = g (first step) or momentum * buf + (1 - dampening) * g;
+//         g = nesterov ? g + momentum * buf : buf  (when momentum != 0);  p = p - lr * g
+// Adam    g = grad + wd * p;  m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + ((1 - beta2) * g) * g
+//         denom = sqrt(v) / sqrt(1 - beta2^t) + eps;  p = p + (-lr / (1 - beta1^t)) * (m / denom)
+// AdamW   p = p * (1 - lr * wd), then Adam with no weight decay in g.
+// Bias corrections are computed in double (Python floats in PyTorch).
+#include <string>
+#include <vector>
+
+#include "nn/module.h"
+
+namespace ffn::train {
+
+struct OptimizerSpec {
+    std::string kind = "adam";  // sgd | adam | adamw
+    double lr = 1e-3;
+    double momentum = 0.0, dampening = 0.0;
+    bool nesterov = false;
+    double weight_decay = 0.0;
+    double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+const std::vector<std::string>& optimizer_names();
+
+template <class T>
+class Optimizer {
+public:
+    // Throws ffn::Error for an unknown kind or a parameter without a gradient.
+    Optimizer(std::vector<nn::ParamRef<T>> params, OptimizerSpec spec);
+
+    // One update of every parameter from its gradient, at learning rate lr
+    // (a schedule's value; spec.lr is the base).
+    void step(double lr);
+    void step() { step(spec_.lr); }
+    long steps_taken() const { return steps_; }
+    const OptimizerSpec& spec() const { return spec_; }
+
+private:
+    std::vector<nn::ParamRef<T>> params_;
+    OptimizerSpec spec_;
+    std::vector<std::vector<T>> first_, second_;  // momentum buffers / Adam moments
+    long steps_ = 0;
+};
+
+// Learning-rate schedules: constant; linear warmup over `warmup` steps to
+// the base rate; cosine decay to min_lr after the warmup.
+struct ScheduleSpec {
+    std::string kind = "constant";  // constant | warmup | cosine
+    long warmup = 0;
+    double min_lr = 0.0;
+};
+
+const std::vector<std::string>& schedule_names();
+
+// The rate for 0-based `step` of `total`.
+double learning_rate(const ScheduleSpec& schedule, double base_lr, long step, long total);
+
+}  // namespace ffn::train

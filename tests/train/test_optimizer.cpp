@@ -1,0 +1,109 @@
+// One and several steps of each optimizer on a single parameter p = 1 with a
+// constant gradient g = 0.5, against values derived by hand from PyTorch
+// 1.13's formulas (see train/optimizer.h). float64 throughout; the expected
+// values are computed in the test in the same operation order, so equality
+// is to the last bit except where noted.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "train/optimizer.h"
+
+using namespace ffn;
+using ffn::train::Optimizer;
+using ffn::train::OptimizerSpec;
+
+namespace {
+struct Scalar {
+    double p = 1.0, g = 0.5;
+    std::vector<nn::ParamRef<double>> refs() { return {{"p", {1}, &p, &g}}; }
+};
+}  // namespace
+
+TEST_CASE("SGD: plain, weight decay, momentum, nesterov") {
+    {
+        Scalar s;
+        Optimizer<double> opt(s.refs(), {"sgd", 0.1});
+        opt.step();
+        CHECK(s.p == 1.0 - 0.1 * 0.5);  // 0.95
+    }
+    {
+        Scalar s;
+        OptimizerSpec spec{"sgd", 0.1};
+        spec.weight_decay = 0.01;
+        Optimizer<double> opt(s.refs(), spec);
+        opt.step();
+        CHECK(s.p == 1.0 + (-0.1) * (0.5 + 0.01 * 1.0));  // g + wd p = 0.51 -> 0.949
+    }
+    {
+        Scalar s;
+        OptimizerSpec spec{"sgd", 0.1};
+        spec.momentum = 0.9;
+        Optimizer<double> opt(s.refs(), spec);
+        opt.step();                // buf = g = 0.5 on the first step
+        CHECK(s.p == 1.0 - 0.1 * 0.5);
+        opt.step();                // buf = 0.9 * 0.5 + 1 * 0.5 = 0.95
+        CHECK(s.p == (1.0 - 0.1 * 0.5) + (-0.1) * (0.5 * 0.9 + 0.5));
+    }
+    {
+        Scalar s;
+        OptimizerSpec spec{"sgd", 0.1};
+        spec.momentum = 0.9;
+        spec.nesterov = true;
+        Optimizer<double> opt(s.refs(), spec);
+        opt.step();  // g + momentum * buf = 0.5 + 0.9 * 0.5 = 0.95
+        CHECK(s.p == 1.0 + (-0.1) * (0.5 + 0.9 * 0.5));
+    }
+}
+
+TEST_CASE("Adam: two steps with bias correction and eps outside the square root") {
+    Scalar s;
+    Optimizer<double> opt(s.refs(), {"adam", 0.1});
+    // Step 1: m = 0.1 * 0.5 = 0.05, v = (0.001 * 0.5) * 0.5 = 0.00025,
+    // step_size = 0.1 / (1 - 0.9) = 1, denom = sqrt(v) / sqrt(1 - 0.999) + 1e-8.
+    double m = 0.9 * 0 + 0.1 * 0.5, v = 0.999 * 0 + (1 - 0.999) * 0.5 * 0.5;
+    double expected = 1.0 + (-(0.1 / (1 - 0.9))) * (m / (std::sqrt(v) / std::sqrt(1 - 0.999) + 1e-8));
+    opt.step();
+    CHECK(s.p == expected);
+    CHECK(s.p == doctest::Approx(0.900000002).epsilon(1e-12));  // 1 - 0.05 / (0.5 + 1e-8)
+    // Step 2: m = 0.095, v = 0.00049975; bias corrections 0.19 and 0.001999.
+    m = m * 0.9 + 0.1 * 0.5;
+    v = v * 0.999 + (1 - 0.999) * 0.5 * 0.5;
+    expected = expected + (-(0.1 / (1 - std::pow(0.9, 2)))) * (m / (std::sqrt(v) / std::sqrt(1 - std::pow(0.999, 2)) + 1e-8));
+    opt.step();
+    CHECK(s.p == expected);
+    CHECK(s.p == doctest::Approx(0.800000004).epsilon(1e-12));
+}
+
+TEST_CASE("Adam adds weight decay to the gradient; AdamW decays the weight first") {
+    Scalar a, w;
+    OptimizerSpec spec{"adam", 0.1};
+    spec.weight_decay = 0.1;
+    Optimizer<double> adam(a.refs(), spec);
+    spec.kind = "adamw";
+    Optimizer<double> adamw(w.refs(), spec);
+    adam.step();
+    adamw.step();
+    // Adam: g = 0.5 + 0.1 * 1 = 0.6; after one step m / denom = 0.06 / (0.6 + 1e-8) ~ 0.1.
+    const double g = 0.5 + 0.1 * 1.0;
+    CHECK(a.p == 1.0 + (-1.0) * ((0.1 * g) / (std::sqrt((1 - 0.999) * g * g) / std::sqrt(1 - 0.999) + 1e-8)));
+    // AdamW: p = 1 * (1 - 0.1 * 0.1) = 0.99, then the plain Adam step of 0.1.
+    CHECK(w.p == 0.99 + (-1.0) * (0.05 / (std::sqrt(0.00025) / std::sqrt(1 - 0.999) + 1e-8)));
+    CHECK(w.p == doctest::Approx(0.890000002).epsilon(1e-12));
+}
+
+TEST_CASE("schedules: warmup ramps linearly and cosine ends at min_lr") {
+    using ffn::train::learning_rate;
+    CHECK(learning_rate({"constant"}, 0.1, 5, 10) == 0.1);
+    CHECK(learning_rate({"warmup", 4}, 0.1, 0, 10) == doctest::Approx(0.025));
+    CHECK(learning_rate({"warmup", 4}, 0.1, 3, 10) == doctest::Approx(0.1));
+    CHECK(learning_rate({"cosine", 0, 0.01}, 0.1, 0, 11) == doctest::Approx(0.1));
+    CHECK(learning_rate({"cosine", 0, 0.01}, 0.1, 11, 11) == doctest::Approx(0.01));
+    CHECK(learning_rate({"cosine", 0, 0.0}, 0.1, 5, 10) == doctest::Approx(0.05));  // halfway
+    CHECK_THROWS_WITH(learning_rate({"linear"}, 0.1, 0, 1), doctest::Contains("unknown schedule 'linear'"));
+}
+
+TEST_CASE("an unknown optimizer is an error naming the choices") {
+    Scalar s;
+    CHECK_THROWS_WITH(Optimizer<double>(s.refs(), {"adagrad"}), doctest::Contains("expected sgd, adam or adamw"));
+}
