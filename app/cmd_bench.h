@@ -4,13 +4,16 @@
 #include <vector>
 
 #include "bench/gemm_bench.h"
+#include "bench/train_bench.h"
 
 namespace ffn::app {
 
 struct BenchOptions {
     bench::GemmBenchOptions gemm;
+    bench::TrainBenchOptions train;
     bool json = false;
     CLI::App* gemm_cmd = nullptr;
+    CLI::App* train_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);

@@ -1,0 +1,99 @@
+#include "bench/train_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "gemm/gemm.h"
+#include "nn/init.h"
+#include "nn/mlp.h"
+#include "train/loss.h"
+#include "train/optimizer.h"
+
+namespace ffn::bench {
+
+namespace {
+
+using report::ColumnType;
+
+struct Block {
+    std::unique_ptr<nn::Module<float>> model;
+    double flops_per_step = 0;
+    std::size_t hidden = 0;
+};
+
+// The products per step PyTorch also does when x needs no gradient:
+// relu/gelu forward 2 + backward 3 (dW2, dH, dW1); swiglu 3 + 4.
+Block make_block(const std::string& kind, const TrainBenchOptions& o) {
+    Block b;
+    const double per_product = 2.0 * static_cast<double>(o.tokens) * static_cast<double>(o.d);
+    if (kind == "relu" || kind == "gelu") {
+        b.hidden = o.hidden;
+        b.model = std::make_unique<nn::MLP<float>>(std::vector<std::size_t>{o.d, o.hidden, o.d},
+                                                   kind == "relu" ? nn::Activation::relu : nn::Activation::gelu);
+        b.flops_per_step = 5 * per_product * static_cast<double>(o.hidden);
+    } else if (kind == "swiglu") {
+        b.hidden = o.swiglu_hidden;
+        b.model = std::make_unique<nn::GatedMLP<float>>(o.d, o.swiglu_hidden, nn::Activation::silu, /*bias=*/true);
+        b.flops_per_step = 7 * per_product * static_cast<double>(o.swiglu_hidden);
+    } else {
+        throw Error("--block " + kind + ": expected relu, gelu or swiglu");
+    }
+    return b;
+}
+
+}  // namespace
+
+std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
+    const std::size_t previous_threads = gemm::max_threads();
+    report::Table t("train");
+    t.add_column("block", ColumnType::text)
+        .add_column("hidden", ColumnType::integer)
+        .add_column("threads", ColumnType::integer)
+        .add_column("isa", ColumnType::text)
+        .add_column("ms_per_step", ColumnType::real, 4, true)
+        .add_column("ms_min", ColumnType::real, 4, true)
+        .add_column("gflops", ColumnType::real, 4, true)
+        .add_column("peak_share", ColumnType::real, 3, true)
+        .add_column("final_loss", ColumnType::real, 6, true);
+    Rng data = Rng::stream(0, 0, "bench-data");
+    nn::Matrix<float> X = nn::Matrix<float>::from_shape({o.tokens, o.d}), Y = nn::Matrix<float>::from_shape({o.tokens, o.d});
+    for (auto& x : X) x = static_cast<float>(data.normal());
+    for (auto& y : Y) y = static_cast<float>(data.normal());
+
+    for (std::size_t threads : o.threads) {
+        const double peak = gemm::measure_fma_peak_gflops(nullptr, threads);
+        for (const auto& kind : o.blocks) {
+            gemm::set_max_threads(threads);
+            Block b = make_block(kind, o);
+            Rng init = Rng::stream(0, 0, "bench-init");
+            nn::initialize(*b.model, {"torch_default"}, init);
+            train::Optimizer<float> opt(b.model->parameters(), {"adam", 1e-3});
+            nn::Matrix<float> grad;
+            double loss = 0;
+            auto step = [&] {
+                loss = train::mse_loss(b.model->forward(X), Y, grad);
+                b.model->backward(grad, /*need_input_grad=*/false);
+                opt.step();
+            };
+            step();  // warm-up: buffers are allocated here, never in the timed steps
+            std::vector<double> ms;
+            for (int s = 0; s < o.steps; ++s) {
+                const auto t0 = std::chrono::steady_clock::now();
+                step();
+                ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            }
+            std::sort(ms.begin(), ms.end());
+            const double median = ms[ms.size() / 2];
+            const double gflops = b.flops_per_step / (median / 1e3) / 1e9;
+            t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
+                       std::string(gemm::active_isa()), median, ms.front(), gflops, gflops / peak, loss});
+        }
+    }
+    gemm::set_max_threads(previous_threads);
+    return {t};
+}
+
+}  // namespace ffn::bench
