@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
-libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev"
+libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev gnuplot-nox"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() {

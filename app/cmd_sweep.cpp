@@ -55,7 +55,7 @@ int run_sweep(const SweepOptions& o) {
     runner::SweepResult result;
     {
         Progress progress(!o.quiet);
-        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }});
+        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }, {}});
     }
     if (o.format == "json") {
         std::cout << report::results_document(plan.kind->name, result.tables, result.manifest).dump(2) << "\n";

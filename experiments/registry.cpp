@@ -7,12 +7,14 @@ namespace ffn::experiments {
 runner::ExperimentKind make_param_count();
 runner::ExperimentKind make_abs_construction();
 runner::ExperimentKind make_residual_ablation();
+runner::ExperimentKind make_width_sweep();
 
 const std::vector<runner::ExperimentKind>& all_kinds() {
     static const std::vector<runner::ExperimentKind> kinds = {
         make_param_count(),
         make_abs_construction(),
         make_residual_ablation(),
+        make_width_sweep(),
     };
     return kinds;
 }

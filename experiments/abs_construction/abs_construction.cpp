@@ -148,8 +148,10 @@ runner::ExperimentKind make_abs_construction() {
         {"grid.hi", KeyType::number, 3.0, {}, {}, {}, ""},
         {"grid.points", KeyType::integer, 61, 2.0, 2001.0, {}, "per axis"},
     };
-    return {"abs_construction", "seed 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
-            std::move(schema), run_abs, {}};
+    return {.name = "abs_construction",
+            .description = "seed 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
+            .schema = std::move(schema),
+            .run = run_abs};
 }
 
 }  // namespace ffn::experiments

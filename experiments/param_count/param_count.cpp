@@ -91,8 +91,10 @@ runner::ExperimentKind make_param_count() {
         {"d", KeyType::integer, nullptr, 1.0, 65536.0, {}, "model width"},
         {"m", KeyType::integer, nullptr, 1.0, 262144.0, {}, "hidden width of the feed-forward layer"},
     };
-    return {"param_count", "parameter counts of attention, FFN and gated FFN, from instantiated layers",
-            std::move(schema), run_param_count, {}};
+    return {.name = "param_count",
+            .description = "parameter counts of attention, FFN and gated FFN, from instantiated layers",
+            .schema = std::move(schema),
+            .run = run_param_count};
 }
 
 }  // namespace ffn::experiments

@@ -103,8 +103,10 @@ runner::ExperimentKind make_residual_ablation() {
         {"ablate", KeyType::integer, 4, 1.0, {}, {}, "hidden unit zeroed after the activation (1-based)"},
         {"readout", KeyType::number_list, Json::parse("[0,0,1]"), {}, {}, {}, "q of the linear score s = q.y"},
     };
-    return {"residual_ablation", "seed 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
-            std::move(schema), run_ablation, {}};
+    return {.name = "residual_ablation",
+            .description = "seed 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
+            .schema = std::move(schema),
+            .run = run_ablation};
 }
 
 }  // namespace ffn::experiments

@@ -33,7 +33,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
     try {
         const Plan plan = make_plan(load_json_file(config_path), config_path, {}, kinds);
-        const SweepResult result = execute(plan, {threads, {}});
+        const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);
         if (update) {
             fs::create_directories(fs::path(expected).parent_path());

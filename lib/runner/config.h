@@ -41,6 +41,7 @@ public:
     std::uint64_t id = 0;  // hash of the resolved values and the seed
     Json values = Json::object();
     std::vector<std::pair<std::string, Json>> swept;
+    std::string artifacts;  // folder for files a run writes; empty: none
 
     std::string id_hex() const;
     const Json& raw(const std::string& path) const;

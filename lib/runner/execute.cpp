@@ -69,6 +69,36 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
     return out;
 }
 
+std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
+    std::vector<std::vector<std::size_t>> groups;
+    std::vector<Json> keys;
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        Json key = plan.runs[i].values;
+        key.erase("seed");
+        std::size_t g = 0;
+        while (g < keys.size() && keys[g] != key) ++g;
+        if (g == keys.size()) {
+            keys.push_back(key);
+            groups.emplace_back();
+        }
+        groups[g].push_back(i);
+    }
+    return groups;
+}
+
+void add_swept_columns(const Plan& plan, report::Table& table) {
+    if (plan.runs.empty()) return;
+    for (const auto& [key, value] : plan.runs.front().swept)
+        if (key != "seed") table.add_column(column_for(key, value));
+}
+
+std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
+    std::vector<report::Cell> cells;
+    for (const auto& [key, value] : plan.runs.at(run).swept)
+        if (key != "seed") cells.push_back(cell_for(value));
+    return cells;
+}
+
 SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     const std::string started = utc_now();
@@ -78,7 +108,13 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     std::size_t done = 0;
     pool.parallel_for(plan.runs.size(), [&](std::size_t i) {
         try {
-            per_run[i] = plan.kind->run(plan.runs[i]);
+            if (options.artifacts.empty()) {
+                per_run[i] = plan.kind->run(plan.runs[i]);
+            } else {
+                Run run = plan.runs[i];
+                run.artifacts = options.artifacts;
+                per_run[i] = plan.kind->run(run);
+            }
         } catch (const Error& e) {
             throw Error(plan.source + ": run " + std::to_string(i + 1) + ": " + e.what(), e.code());
         }

@@ -16,7 +16,8 @@ struct ExecuteOptions {
     std::size_t threads = 0;  // 0: all hardware threads
     // Called after each finished run with (done, total), from worker threads
     // under a lock; the app draws a progress line with it.
-    std::function<void(std::size_t, std::size_t)> on_progress;
+    std::function<void(std::size_t, std::size_t)> on_progress = {};
+    std::string artifacts = {};  // given to every run (sweep --save-weights DIR)
 };
 
 struct SweepResult {

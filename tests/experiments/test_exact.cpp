@@ -16,7 +16,7 @@ runner::SweepResult run_config(const std::string& name, const std::vector<std::s
     for (const auto& s : sets) overrides.push_back(runner::parse_override(s));
     const auto path = test::source_path("configs/" + name);
     const auto plan = runner::make_plan(runner::load_json_file(path), path, overrides, experiments::all_kinds());
-    return runner::execute(plan, {2, {}});
+    return runner::execute(plan, {2, {}, {}});
 }
 const report::Table& table(const runner::SweepResult& r, const std::string& name) {
     for (const auto& t : r.tables)

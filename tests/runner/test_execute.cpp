@@ -11,9 +11,9 @@ TEST_CASE("results are bitwise identical for any thread count and carry the swep
     const Plan p = make_plan(Json::parse(R"({"experiment": "toy", "lr": 1, "seeds": [0, 1, 2],
                                             "sweep": {"model.width": [1, 2, 3, 4, 5]}})"),
                              "cfg.json", {}, kinds);
-    const auto one = execute(p, {1, {}});
-    const auto two = execute(p, {2, {}});
-    const auto four = execute(p, {4, {}});
+    const auto one = execute(p, {1, {}, {}});
+    const auto two = execute(p, {2, {}, {}});
+    const auto four = execute(p, {4, {}, {}});
     const auto dump = [](const SweepResult& r) { return ffn::report::results_document("toy", r.tables, nullptr).dump(); };
     CHECK(dump(one) == dump(two));
     CHECK(dump(one) == dump(four));

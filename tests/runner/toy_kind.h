@@ -21,7 +21,7 @@ inline runner::ExperimentKind toy_kind() {
         t.add_row({r.integer("model.width"), rng.uniform01() * r.number("lr")});
         return std::vector<report::Table>{t};
     };
-    return {"toy", "a test kind", schema, run, {}};
+    return {.name = "toy", .description = "a test kind", .schema = schema, .run = run};
 }
 
 }  // namespace ffn::test

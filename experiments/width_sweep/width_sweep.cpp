@@ -1,0 +1,318 @@
+// width_sweep: a 1-m-1 network fitted to a function of x on an interval,
+// swept over widths and seeds (seed 001's sin(3x) table; CLAIMS S2, S3).
+// Each run trains through nn::MLP, train::fit and the gemm core; the table
+// shows each width's RMSE and kink counts over seeds beside the document's
+// single-run values, the S2 promise checked row by row, and the best RMSE
+// any function of m + 1 linear pieces can reach on the same samples.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+
+#include "analysis/kinks.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/rng.h"
+#include "experiments/common.h"
+#include "experiments/width_sweep/plot.h"
+#include "experiments/width_sweep/target.h"
+#include "experiments/width_sweep/width_sweep.h"
+#include "io/safetensors.h"
+#include "nn/init.h"
+#include "nn/mlp.h"
+#include "nn/weights.h"
+#include "runner/experiment.h"
+#include "train/fit.h"
+
+namespace ffn::experiments {
+
+namespace {
+
+using report::Cell;
+using report::ColumnType;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);  // numpy's median
+}
+
+// seed 001's init, so that kinks start inside the interval:
+// w ~ N(0, 1), c ~ U(lo, hi), b = -w c (the kink sits at c); output weights
+// ~ N(0, 1/m), output bias 0. Draws: (w, c) per unit in order, then the
+// output weights.
+template <class T>
+void init_kinks_inside(nn::MLP<T>& net, Rng& rng, double lo, double hi) {
+    const std::size_t m = net.layers[0].out_features();
+    for (std::size_t j = 0; j < m; ++j) {
+        const double w = rng.normal(), c = rng.uniform(lo, hi);
+        net.layers[0].weight(j, 0) = static_cast<T>(w);
+        net.layers[0].bias(j) = static_cast<T>(-w * c);
+    }
+    for (std::size_t j = 0; j < m; ++j) net.layers[1].weight(0, j) = static_cast<T>(rng.normal(0, 1 / std::sqrt(double(m))));
+    net.layers[1].bias(0) = T(0);
+}
+
+std::map<std::string, std::string> weight_names(const runner::Run& run) {
+    std::map<std::string, std::string> names = {
+        {"up.weight", "0.weight"}, {"up.bias", "0.bias"}, {"down.weight", "2.weight"}, {"down.bias", "2.bias"}};
+    for (const auto& item : run.raw("names").items()) {
+        if (!item.value().is_string()) throw Error("key 'names': '" + item.key() + "' must map to a string");
+        names[item.key()] = item.value().get<std::string>();
+    }
+    return names;
+}
+
+template <class T>
+nn::Matrix<T> column(const std::vector<double>& v) {
+    nn::Matrix<T> M = nn::Matrix<T>::from_shape({v.size(), std::size_t{1}});
+    for (std::size_t i = 0; i < v.size(); ++i) M(i, 0) = static_cast<T>(v[i]);
+    return M;
+}
+
+template <class T>
+void save_run(const runner::Run& run, nn::MLP<T>& net, const std::string& stage, const FitData& data) {
+    std::filesystem::create_directories(run.artifacts);
+    const std::string base = (std::filesystem::path(run.artifacts) / run.id_hex()).string();
+    const std::map<std::string, std::string> meta = {{"ffn_lab_run", run.values.dump()}, {"stage", stage}};
+    nn::save_weights(base + "_" + stage + ".safetensors", net, meta);
+    if (stage == "initial") {
+        io::SafetensorsFile file;
+        file.metadata = meta;
+        file.tensors.push_back(io::make_tensor<double>("x", {data.x.size(), 1}, data.x.data()));
+        file.tensors.push_back(io::make_tensor<double>("y", {data.y.size(), 1}, data.y.data()));
+        io::write_safetensors(base + "_data.safetensors", file);
+    }
+}
+
+template <class T>
+FittedNet fit_one(const runner::Run& run, const FitData& data) {
+    const auto m = static_cast<std::size_t>(run.integer("model.width"));
+    nn::MLP<T> net({1, m, 1}, nn::parse_activation(run.string("activation")));
+    FittedNet out;
+    const std::string weights = run.string("weights");
+    const nn::Matrix<T> X = column<T>(data.x), Y = column<T>(data.y);
+    if (!weights.empty()) {
+        nn::load_weights(weights, net, weight_names(run));
+        out.status = "loaded";
+    } else {
+        // Streams keyed by what they depend on: changing lr or steps keeps the init.
+        Rng init = Rng::stream(run.seed, fnv1a64(fmt::format("width={} init={}", m, run.string("init"))), "init");
+        if (run.string("init") == "kinks_inside") init_kinks_inside(net, init, data.lo, data.hi);
+        else nn::initialize(net, {run.string("init"), run.number("init_std")}, init);
+        if (!run.artifacts.empty()) save_run(run, net, "initial", data);
+        train::Optimizer<T> opt(net.parameters(), {run.string("optimizer"), run.number("lr")});
+        train::FitSpec spec;
+        spec.steps = run.integer("steps");
+        spec.record_every = spec.steps;
+        Rng shuffle = Rng::stream(run.seed, 0, "shuffle");
+        const auto record = train::fit(net, opt, X, Y, spec, shuffle);
+        out.status = record.status;
+        out.steps = record.steps_done;
+        if (!run.artifacts.empty()) save_run(run, net, "final", data);
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+        out.w.push_back(static_cast<double>(net.layers[0].weight(j, 0)));
+        out.b.push_back(static_cast<double>(net.layers[0].bias(j)));
+        out.v.push_back(static_cast<double>(net.layers[1].weight(0, j)));
+    }
+    out.c = static_cast<double>(net.layers[1].bias(0));
+    const nn::Matrix<T> pred = net.forward_with_hook(X);
+    double sse = 0;
+    for (std::size_t i = 0; i < data.x.size(); ++i) {
+        const double e = static_cast<double>(pred(i, 0)) - data.y[i];
+        sse += e * e;
+    }
+    out.rmse = std::sqrt(sse / static_cast<double>(data.x.size()));
+    return out;
+}
+
+// Slope changes of the trained function on a dense grid, evaluated in
+// float64 from the weights, as a cross-check of the weight count.
+int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
+    const double dx = (hi - lo) / static_cast<double>(points - 1);
+    std::vector<double> y(points);
+    double scale = 0;
+    for (std::size_t j = 0; j < f.w.size(); ++j) scale = std::max(scale, std::fabs(f.w[j] * f.v[j]));
+    for (std::size_t k = 0; k < points; ++k) y[k] = f.at(lo + dx * static_cast<double>(k));
+    // A kink changes the slope by |w_j v_j|; rounding in y moves slopes by
+    // about eps * |y| / dx. The threshold sits far above the second and
+    // far below any kink that visibly bends the function.
+    return analysis::slope_changes(y, dx, std::max(1e-7 * scale, 1e-9));
+}
+
+std::vector<report::Table> run_width(const runner::Run& run) {
+    const FitData data = make_fit_data(run);
+    const FittedNet f = fit_width_run(run, data);
+    report::Table t("run");
+    t.add_column("rmse", ColumnType::real, 4)
+        .add_column("kinks", ColumnType::integer)
+        .add_column("kinks_grid", ColumnType::integer)
+        .add_column("steps", ColumnType::integer)
+        .add_column("status", ColumnType::text);
+    const bool ok = std::isfinite(f.rmse);
+    t.add_row({ok ? Cell{f.rmse} : Cell{}, static_cast<std::int64_t>(analysis::kinks_inside(f.w, f.b, data.lo, data.hi)),
+               static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points")))),
+               static_cast<std::int64_t>(f.steps), f.status});
+    return {t};
+}
+
+// The document's printed values for a width, when it prints any.
+struct Printed {
+    Cell rmse, kinks;
+};
+
+Printed printed_for(const runner::Run& run, std::int64_t m) {
+    const auto& doc = run.raw("document");
+    Printed p;
+    const std::string key = std::to_string(m);
+    for (const char* field : {"rmse", "kinks"}) {
+        if (!doc.contains(field)) continue;
+        const auto& table = doc[field];
+        if (!table.is_object()) throw Error(std::string("key 'document.") + field + "': expected {width: value}");
+        if (!table.contains(key)) continue;
+        if (!table[key].is_number()) throw Error(std::string("key 'document.") + field + "': value for width " + key + " is not a number");
+        (std::string(field) == "rmse" ? p.rmse : p.kinks) = table[key].get<double>();
+    }
+    return p;
+}
+
+std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
+    report::Table runs("runs");
+    runner::add_swept_columns(plan, runs);
+    runs.add_column("seed", ColumnType::integer);
+    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
+    for (std::size_t i = 0; i < per_run.size(); ++i) {
+        auto cells = runner::swept_cells(plan, i);
+        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
+        const auto& row = per_run[i].front().rows().front();
+        cells.insert(cells.end(), row.begin(), row.end());
+        runs.add_row(std::move(cells));
+    }
+
+    report::Table t("width");
+    runner::add_swept_columns(plan, t);
+    for (auto [name, type, digits] : std::vector<std::tuple<const char*, ColumnType, int>>{
+             {"m", ColumnType::integer, 0},           {"seeds", ColumnType::integer, 0},
+             {"rmse_median", ColumnType::real, 4},    {"rmse_min", ColumnType::real, 4},
+             {"rmse_max", ColumnType::real, 4},       {"rmse_doc", ColumnType::real, 4},
+             {"pwl_bound_rmse", ColumnType::real, 4}, {"kinks_median", ColumnType::real, 3},
+             {"kinks_min", ColumnType::integer, 0},   {"kinks_max", ColumnType::integer, 0},
+             {"kinks_doc", ColumnType::integer, 0},   {"kinks_grid_median", ColumnType::real, 3},
+             {"max_pieces", ColumnType::integer, 0},  {"diverged", ColumnType::integer, 0},
+             {"kinks<=m", ColumnType::boolean, 0},    {"median_kinks>=m-3", ColumnType::boolean, 0},
+             {"a_seed_within_25%", ColumnType::boolean, 0}, {"median_within_2.5x", ColumnType::boolean, 0},
+             {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0}})
+        t.add_column(name, type, digits);
+
+    double previous_median = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& group : runner::seed_groups(plan)) {
+        const runner::Run& first = plan.runs[group.front()];
+        const std::int64_t m = first.integer("model.width");
+        std::vector<double> rmse, kinks, grid;
+        std::int64_t diverged = 0;
+        for (std::size_t i : group) {
+            const report::Table& r = per_run[i].front();
+            if (const auto x = report::as_number(r.at(0, "rmse"))) rmse.push_back(*x);
+            else ++diverged;
+            kinks.push_back(*report::as_number(r.at(0, "kinks")));
+            grid.push_back(*report::as_number(r.at(0, "kinks_grid")));
+        }
+        const FitData data = make_fit_data(first);
+        const double bound = analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1);
+        const Printed doc = printed_for(first, m);
+        auto cells = runner::swept_cells(plan, group.front());
+        const double kmin = *std::min_element(kinks.begin(), kinks.end()), kmax = *std::max_element(kinks.begin(), kinks.end());
+        Cell med{}, lo{}, hi{};
+        if (!rmse.empty()) {
+            med = median(rmse);
+            lo = *std::min_element(rmse.begin(), rmse.end());
+            hi = *std::max_element(rmse.begin(), rmse.end());
+        }
+        // The S2 promise (CLAIMS.md), each part its own column.
+        Cell le_m = kmax <= double(m), ge_m3 = median(kinks) >= double(m - 3), within25{}, within25x{}, falls{};
+        std::string verdict;
+        if (const auto d = report::as_number(doc.rmse); d && !rmse.empty()) {
+            within25 = std::any_of(rmse.begin(), rmse.end(), [&](double r) { return std::fabs(r - *d) <= 0.25 * *d; });
+            within25x = std::get<double>(med) <= 2.5 * *d && std::get<double>(med) >= *d / 2.5;
+        }
+        if (!rmse.empty() && std::isfinite(previous_median)) falls = std::get<double>(med) < previous_median;
+        if (!rmse.empty()) previous_median = std::get<double>(med);
+        if (!report::is_null(doc.rmse)) {
+            bool pass = diverged == 0;
+            for (const Cell* c : {&le_m, &ge_m3, &within25, &within25x, &falls})
+                if (const bool* b = std::get_if<bool>(c)) pass = pass && *b;
+            verdict = pass ? "pass" : "miss";
+        }
+        Cell doc_kinks{};
+        if (const auto k = report::as_number(doc.kinks)) doc_kinks = static_cast<std::int64_t>(*k);
+        cells.insert(cells.end(), {m, static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, median(kinks),
+                                   static_cast<std::int64_t>(kmin), static_cast<std::int64_t>(kmax), doc_kinks, median(grid),
+                                   static_cast<std::int64_t>(kmax) + 1, diverged, le_m, ge_m3, within25, within25x, falls,
+                                   verdict});
+        t.add_row(std::move(cells));
+    }
+    return {t, runs};
+}
+
+}  // namespace
+
+FitData make_fit_data(const runner::Run& run) {
+    const auto interval = run.numbers("interval");
+    if (interval.size() != 2 || !(interval[0] < interval[1]))
+        throw Error("key 'interval': expected [lo, hi] with lo < hi");
+    FitData d;
+    d.lo = interval[0];
+    d.hi = interval[1];
+    TargetFunction f(run.string("target"), "target");
+    const auto n = static_cast<std::size_t>(run.integer("samples"));
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = d.lo + (d.hi - d.lo) * static_cast<double>(i) / static_cast<double>(n - 1);
+        d.x.push_back(x);
+        d.y.push_back(f(x));
+    }
+    return d;
+}
+
+double FittedNet::at(double x) const {
+    double y = c;
+    for (std::size_t j = 0; j < w.size(); ++j) y += v[j] * std::max(0.0, w[j] * x + b[j]);
+    return y;
+}
+
+FittedNet fit_width_run(const runner::Run& run, const FitData& data) {
+    return run.is_float64() ? fit_one<double>(run, data) : fit_one<float>(run, data);
+}
+
+runner::ExperimentKind make_width_sweep() {
+    using runner::Json;
+    using runner::KeyType;
+    std::vector<std::string> inits = nn::init_scheme_names();
+    inits.insert(inits.begin(), "kinks_inside");
+    runner::Schema schema{
+        {"target", KeyType::string, "sin(3*x)", {}, {}, {}, "an expression in x"},
+        {"interval", KeyType::number_list, Json::parse("[-2, 2]"), {}, {}, {}, "[lo, hi]"},
+        {"samples", KeyType::integer, 400, 2.0, 1e6, {}, "evenly spaced training points, ends included"},
+        {"model.width", KeyType::integer, 8, 1.0, 1e5, {}, "hidden units m"},
+        {"activation", KeyType::string, "relu", {}, {}, {"relu"}, "kinks are counted for ReLU nets"},
+        {"init", KeyType::string, "kinks_inside", {}, {}, inits, ""},
+        {"init_std", KeyType::number, 0.02, 0.0, {}, {}, "std of init=normal"},
+        {"optimizer", KeyType::string, "adam", {}, {}, {"sgd", "adam", "adamw"}, ""},
+        {"lr", KeyType::number, 1e-3, 0.0, {}, {}, ""},
+        {"steps", KeyType::integer, 5000, 0.0, 1e8, {}, "full-batch steps"},
+        {"grid_points", KeyType::integer, 40001, 3.0, 1e7, {}, "dense grid for the slope-change kink count"},
+        {"dtype", KeyType::string, "float32", {}, {}, {"float32", "float64"}, ""},
+        {"weights", KeyType::string, "", {}, {}, {}, "analyse this safetensors model instead of training"},
+        {"names", KeyType::object, Json::object(), {}, {}, {}, "parameter name -> tensor name in the weights file"},
+        {"document", KeyType::object, Json::object(), {}, {}, {}, "{\"rmse\": {m: value}, \"kinks\": {m: value}}"},
+    };
+    return {.name = "width_sweep",
+            .description = "1-m-1 ReLU fits of a function over widths and seeds: RMSE, kinks, the S2 promise",
+            .schema = std::move(schema),
+            .run = run_width,
+            .aggregate = aggregate_width,
+            .plot = plot_width_sweep};
+}
+
+}  // namespace ffn::experiments

@@ -1,0 +1,27 @@
+#pragma once
+// Piecewise-linear structure of one-dimensional ReLU networks (seeds 001,
+// 002): a hidden unit z = w x + b kinks at x = -b / w; a width-m network has
+// at most m kinks and m + 1 pieces.
+#include <vector>
+
+namespace ffn::analysis {
+
+// Units whose kink lies strictly inside (lo, hi); units with w == 0 have none.
+int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, double lo, double hi);
+
+// The same count read off the function instead of its weights: on a uniform
+// grid y_k = f(lo + k dx), the places where the slope between neighbouring
+// points changes by more than `tolerance` (adjacent changes, one kink
+// straddling two intervals, count once). Kinks closer than a grid step, or
+// whose slope change is below the tolerance, merge or vanish, so this is at
+// most the weight count.
+int slope_changes(const std::vector<double>& y, double dx, double tolerance);
+
+// The smallest root-mean-square error over the samples (x sorted) of any
+// function made of `pieces` linear pieces, not required to join: the exact
+// optimum by dynamic programming over where the pieces break. A continuous
+// piecewise-linear function with pieces - 1 kinks (a width pieces - 1 ReLU
+// net) is a special case, so this bounds such a net's RMSE from below.
+double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vector<double>& y, int pieces);
+
+}  // namespace ffn::analysis
