@@ -18,6 +18,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_option("-c,--config", o.config, "JSON config file")->required();
     cmd->add_option("--set", o.overrides, "Override a key: --set model.width=8 (repeatable)");
     cmd->add_option("-o,--out", o.out_dir, "Also write NAME.md/.csv/.json per table and manifest.json here");
+    cmd->add_option("--save-weights", o.save_weights,
+                    "Save each run's initial and final model and its data as safetensors here (training kinds)");
+    cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)");
     cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     cmd->add_flag("--check", o.check, "Exit 1 when a value misses the document's (see the verdict column)");
@@ -51,11 +54,14 @@ int run_sweep(const SweepOptions& o) {
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, overrides, experiments::all_kinds());
     // A bad --out fails before the work, not after it.
-    if (!o.out_dir.empty()) make_output_folder(o.out_dir);
+    for (const auto* dir : {&o.out_dir, &o.save_weights, &o.plot_dir})
+        if (!dir->empty()) make_output_folder(*dir);
+    if (!o.plot_dir.empty() && !plan.kind->plot)
+        throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
     runner::SweepResult result;
     {
         Progress progress(!o.quiet);
-        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }, {}});
+        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }, o.save_weights});
     }
     if (o.format == "json") {
         std::cout << report::results_document(plan.kind->name, result.tables, result.manifest).dump(2) << "\n";
@@ -68,6 +74,7 @@ int run_sweep(const SweepOptions& o) {
     }
     std::cout.flush();
     if (!o.out_dir.empty()) write_outputs(o.out_dir, plan.kind->name, result.tables, result.manifest);
+    if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir);
     const auto& e = result.expect;
     if (!o.quiet && e.passed + e.missed > 0)
         std::cerr << fmt::format("{}: {} of {} document values matched{}\n", o.config, e.passed, e.passed + e.missed,

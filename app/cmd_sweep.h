@@ -9,6 +9,8 @@ struct SweepOptions {
     std::string config;
     std::vector<std::string> overrides;
     std::string out_dir;
+    std::string save_weights;
+    std::string plot_dir;
     std::string format = "md";
     std::size_t threads = 0;
     bool check = false;

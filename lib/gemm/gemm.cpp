@@ -130,12 +130,20 @@ void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_
 template <class T>
 void apply_epilogue(const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t i0, std::int64_t j0, std::int64_t m,
                     std::int64_t n) {
-    for (std::int64_t i = i0; i < i0 + m; ++i) {
-        T* row = C + i * ldc + j0;
-        if (ep.bias)
+    if (ep.bias && n == 1 && ldc == 1) {
+        // A single output column: one flat loop the compiler vectorises.
+        const T b = ep.bias[j0];
+        for (std::int64_t i = i0; i < i0 + m; ++i) C[i + j0] += b;
+    } else if (ep.bias) {
+        for (std::int64_t i = i0; i < i0 + m; ++i) {
+            T* row = C + i * ldc + j0;
             for (std::int64_t j = 0; j < n; ++j) row[j] += ep.bias[j0 + j];
-        if (ep.rowwise) ep.rowwise(row, i, j0, n, ep.context);
+        }
     }
+    if (!ep.rowwise) return;
+    // Whole rows of a contiguous C go as one segment: one call, not m.
+    if (j0 == 0 && n == ldc) return ep.rowwise(C + i0 * ldc, i0, 0, m * n, ep.context);
+    for (std::int64_t i = i0; i < i0 + m; ++i) ep.rowwise(C + i * ldc + j0, i, j0, n, ep.context);
 }
 
 // C = beta * C (+ epilogue): the whole product when K == 0 or alpha == 0.

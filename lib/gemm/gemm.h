@@ -22,7 +22,9 @@ enum class Trans : bool { no = false, yes = true };
 // first `bias[j]` is added to column j (when bias is set), then
 // `rowwise(row, i, j0, n, context)` may transform the n values row[0..n) of row
 // i starting at column j0 (an activation, a copy of the pre-activation...).
-// Each element is visited exactly once, after its sum is complete.
+// Each element is visited exactly once, after its sum is complete. When C is
+// contiguous (ldc == N), several whole rows may come as one segment starting
+// at (i, 0), so a context must index its own arrays as i * N + j0 + offset.
 template <class T>
 struct Epilogue {
     const T* bias = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <vector>
 
 #include "core/error.h"
 
@@ -82,12 +83,12 @@ void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T
     gemm::gemm<T>(Trans::yes, Trans::no, i64(out), i64(in), i64(tokens), T(1), dY.data(), i64(out), X.data(), i64(in),
                   T(0), layer.weight_grad.data(), i64(in));
     if (layer.has_bias()) {
-        std::fill(layer.bias_grad.begin(), layer.bias_grad.end(), T(0));
-        T* db = layer.bias_grad.data();
-        for (std::size_t t = 0; t < tokens; ++t) {
-            const T* row = dY.data() + t * out;
-            for (std::size_t j = 0; j < out; ++j) db[j] += row[j];
-        }
+        // Column sums of dY as the product ones^T dY: vectorised, with the
+        // same fixed summation order as every other product.
+        thread_local std::vector<T> ones;
+        if (ones.size() < tokens) ones.assign(tokens, T(1));
+        gemm::gemm<T>(Trans::no, Trans::no, 1, i64(out), i64(tokens), T(1), ones.data(), i64(tokens), dY.data(),
+                      i64(out), T(0), layer.bias_grad.data(), i64(out));
     }
 }
 

@@ -73,7 +73,7 @@ TEST_CASE("a 1-64-1 tanh net fits sin(x) on [-pi pi] to RMSE below 1e-2 with Ada
     Matrix<float> Y = xt::sin(X);
     Optimizer<float> opt(net.parameters(), {"adam", 1e-2});
     FitSpec spec;
-    spec.steps = 2000;
+    spec.steps = 4000;
     Rng shuffle(1);
     const auto record = fit(net, opt, X, Y, spec, shuffle);
     CHECK(record.status == "ok");

@@ -1,27 +1,64 @@
 #pragma once
-// Unpacked products for small or degenerate shapes (the width sweep's 400 x 1
-// by 1 x m and 400 x m by m x 1), where packing and padding a register tile
-// would cost more than the arithmetic. Like tile_kernel.h it holds no
-// intrinsics: the traits type S supplies them, and each ISA's file
-// instantiates it under its own flags.
+// Unpacked products for small or thin shapes (the width sweep's 400 x 1 by
+// 1 x m, 400 x m by m x 1, and their backward products), where packing and
+// padding a register tile would cost more than the arithmetic. Like
+// tile_kernel.h it holds no intrinsics: the traits type S supplies them
+// (including masked loads and stores for partial vectors), and each ISA's
+// file instantiates it under its own flags.
 //
-// Two forms, chosen by the shape alone (never by thread count):
-//  - rows:  C[i, j..j+W) = sum_k op(A)[i,k] * op(B)[k, j..j+W)  when op(B)'s
-//           rows are contiguous and N fills a vector;
-//  - dots:  C[i, j] = op(A)[i, :] . op(B)[:, j], vectorised along k when both
-//           are contiguous in k; four rows share each load of op(B).
-// Anything else takes the scalar loop. Sums run in increasing k.
+// Three vector forms, chosen by the shape and strides alone (never by the
+// thread count), each summing k in a fixed order:
+//  - rows:    C[i, j..j+W) from op(B)'s contiguous rows, vectorised along N;
+//  - columns: C[i..i+W, j) from op(A)'s contiguous columns, along M, for
+//             thin outputs (N <= 4);
+//  - dots:    C[i, j] = op(A)[i, :] . op(B)[:, j] along K, when both are
+//             contiguous in k.
+// Long k loops keep four accumulator chains (k mod 4), added pairwise at
+// the end, so FMA latency does not serialise them.
+#include <algorithm>
 #include <cstdint>
 
 #include "gemm/gemm.h"
 
 namespace ffn::gemm {
 
+namespace small_detail {
+
 template <class T>
-inline void small_store(T* c, T sum, T alpha, T beta) {
+inline void store_scaled(T* c, T sum, T alpha, T beta) {
     const T scaled = alpha * sum;
     *c = beta == T(0) ? scaled : scaled + beta * *c;
 }
+
+// C[i, j..j+n) for one row i of op(A), n <= W, op(B) rows contiguous.
+template <class S>
+inline typename S::V row_chunk(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k,
+                               std::int64_t K, int n) {
+    using V = typename S::V;
+    V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
+    std::int64_t k = 0;
+    for (; k + 4 <= K; k += 4)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) acc[c] = S::fmadd(S::set1(a[(k + c) * a_k]), S::loadn(b + (k + c) * b_k, n), acc[c]);
+    for (; k < K; ++k) acc[0] = S::fmadd(S::set1(a[k * a_k]), S::loadn(b + k * b_k, n), acc[0]);
+    return S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3]));
+}
+
+// C[i..i+n, j) for n <= W rows, op(A) columns contiguous.
+template <class S>
+inline typename S::V column_chunk(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k,
+                                  std::int64_t K, int n) {
+    using V = typename S::V;
+    V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
+    std::int64_t k = 0;
+    for (; k + 4 <= K; k += 4)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) acc[c] = S::fmadd(S::loadn(a + (k + c) * a_k, n), S::set1(b[(k + c) * b_k]), acc[c]);
+    for (; k < K; ++k) acc[0] = S::fmadd(S::loadn(a + k * a_k, n), S::set1(b[k * b_k]), acc[0]);
+    return S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3]));
+}
+
+}  // namespace small_detail
 
 template <class S>
 void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
@@ -29,80 +66,69 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
                 typename S::T beta, typename S::T* C, std::int64_t ldc) {
     using T = typename S::T;
     using V = typename S::V;
+    using namespace small_detail;
     constexpr int W = S::W;
     // Strides of op(A) and op(B) along k and along their other index.
     const std::int64_t a_k = ta == Trans::no ? 1 : lda, a_i = ta == Trans::no ? lda : 1;
     const std::int64_t b_k = tb == Trans::no ? ldb : 1, b_j = tb == Trans::no ? 1 : ldb;
     const V va = S::set1(alpha), vb = S::set1(beta);
+    auto finish = [&](T* c, V acc, int n) {  // c[0..n) = alpha * acc + beta * c
+        const V scaled = S::mul(va, acc);
+        S::storen(c, beta == T(0) ? scaled : S::add(scaled, S::mul(vb, S::loadn(c, n))), n);
+    };
 
-    if (b_j == 1 && N >= W) {
-        for (std::int64_t i = 0; i < M; ++i) {
-            const T* a = A + i * a_i;
-            T* c = C + i * ldc;
-            std::int64_t j = 0;
-            for (; j + 2 * W <= N; j += 2 * W) {
-                V acc0 = S::zero(), acc1 = S::zero();
-                for (std::int64_t k = 0; k < K; ++k) {
-                    const V ak = S::set1(a[k * a_k]);
-                    acc0 = S::fmadd(ak, S::loadu(B + k * b_k + j), acc0);
-                    acc1 = S::fmadd(ak, S::loadu(B + k * b_k + j + W), acc1);
-                }
-                const V s0 = S::mul(va, acc0), s1 = S::mul(va, acc1);
-                S::storeu(c + j, beta == T(0) ? s0 : S::add(s0, S::mul(vb, S::loadu(c + j))));
-                S::storeu(c + j + W, beta == T(0) ? s1 : S::add(s1, S::mul(vb, S::loadu(c + j + W))));
+    const bool thin = N <= 4;
+    const bool rows = b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)));
+    const bool columns = !rows && a_i == 1;
+    const bool dots = !rows && !columns && a_k == 1 && b_k == 1;
+
+    if (rows) {
+        for (std::int64_t i = 0; i < M; ++i)
+            for (std::int64_t j = 0; j < N; j += W) {
+                const int n = static_cast<int>(std::min<std::int64_t>(W, N - j));
+                finish(C + i * ldc + j, row_chunk<S>(A + i * a_i, a_k, B + j, b_k, K, n), n);
             }
-            for (; j + W <= N; j += W) {
-                V acc = S::zero();
-                for (std::int64_t k = 0; k < K; ++k) acc = S::fmadd(S::set1(a[k * a_k]), S::loadu(B + k * b_k + j), acc);
-                const V s = S::mul(va, acc);
-                S::storeu(c + j, beta == T(0) ? s : S::add(s, S::mul(vb, S::loadu(c + j))));
-            }
-            for (; j < N; ++j) {
-                T sum = 0;
-                for (std::int64_t k = 0; k < K; ++k) sum += a[k * a_k] * B[k * b_k + j];
-                small_store(c + j, sum, alpha, beta);
-            }
-        }
         return;
     }
-
-    if (a_k == 1 && b_k == 1 && K >= W) {
-        const std::int64_t k_vec = K / W * W;
-        for (std::int64_t j = 0; j < N; ++j) {
-            const T* b = B + j * b_j;
-            std::int64_t i = 0;
-            for (; i + 4 <= M; i += 4) {
-                const T* a = A + i * a_i;
-                V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
-                for (std::int64_t k = 0; k < k_vec; k += W) {
-                    const V bk = S::loadu(b + k);
-#pragma GCC unroll 4
-                    for (int r = 0; r < 4; ++r) acc[r] = S::fmadd(S::loadu(a + r * a_i + k), bk, acc[r]);
-                }
-#pragma GCC unroll 4
-                for (int r = 0; r < 4; ++r) {
-                    T sum = S::hsum(acc[r]);
-                    for (std::int64_t k = k_vec; k < K; ++k) sum += a[r * a_i + k] * b[k];
-                    small_store(C + (i + r) * ldc + j, sum, alpha, beta);
+    if (columns) {
+        alignas(64) T lanes[W];
+        for (std::int64_t j = 0; j < N; ++j)
+            for (std::int64_t i = 0; i < M; i += W) {
+                const int n = static_cast<int>(std::min<std::int64_t>(W, M - i));
+                const V acc = column_chunk<S>(A + i, lda, B + j * b_j, b_k, K, n);
+                if (ldc == 1) {
+                    finish(C + i + j, acc, n);
+                } else {
+                    S::store(lanes, acc);
+                    for (int l = 0; l < n; ++l) store_scaled(C + (i + l) * ldc + j, lanes[l], alpha, beta);
                 }
             }
-            for (; i < M; ++i) {
-                const T* a = A + i * a_i;
-                V acc = S::zero();
-                for (std::int64_t k = 0; k < k_vec; k += W) acc = S::fmadd(S::loadu(a + k), S::loadu(b + k), acc);
-                T sum = S::hsum(acc);
-                for (std::int64_t k = k_vec; k < K; ++k) sum += a[k] * b[k];
-                small_store(C + i * ldc + j, sum, alpha, beta);
-            }
-        }
         return;
     }
-
+    if (dots) {
+        for (std::int64_t i = 0; i < M; ++i)
+            for (std::int64_t j = 0; j < N; ++j) {
+                const T* a = A + i * a_i;
+                const T* b = B + j * b_j;
+                V acc[2] = {S::zero(), S::zero()};
+                std::int64_t k = 0;
+                for (; k + 2 * W <= K; k += 2 * W) {
+                    acc[0] = S::fmadd(S::loadn(a + k, W), S::loadn(b + k, W), acc[0]);
+                    acc[1] = S::fmadd(S::loadn(a + k + W, W), S::loadn(b + k + W, W), acc[1]);
+                }
+                for (; k < K; k += W) {
+                    const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
+                    acc[0] = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), acc[0]);
+                }
+                store_scaled(C + i * ldc + j, S::hsum(S::add(acc[0], acc[1])), alpha, beta);
+            }
+        return;
+    }
     for (std::int64_t i = 0; i < M; ++i)
         for (std::int64_t j = 0; j < N; ++j) {
             T sum = 0;
             for (std::int64_t k = 0; k < K; ++k) sum += A[i * a_i + k * a_k] * B[k * b_k + j * b_j];
-            small_store(C + i * ldc + j, sum, alpha, beta);
+            store_scaled(C + i * ldc + j, sum, alpha, beta);
         }
 }
 

@@ -36,6 +36,10 @@ struct F32x8 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    // The first n lanes (n <= W); the others read as zero and are not written.
+    static __m256i mask(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+    static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n)); }
+    static void storen(T* p, V v, int n) { n == W ? _mm256_storeu_ps(p, v) : _mm256_maskstore_ps(p, mask(n), v); }
     // Pairwise tree: halves, then quarters, then the last pair.
     static T hsum(V v) {
         __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -57,6 +61,9 @@ struct F64x4 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static __m256i mask(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
+    static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, mask(n)); }
+    static void storen(T* p, V v, int n) { n == W ? _mm256_storeu_pd(p, v) : _mm256_maskstore_pd(p, mask(n), v); }
     static T hsum(V v) {
         __m128d x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
         return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
