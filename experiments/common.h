@@ -3,13 +3,24 @@
 // vectors/matrices as the short text the documents print.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include <xtensor/xview.hpp>
 
+#include "core/hash.h"
+#include "core/rng.h"
+#include "nn/init.h"
+#include "nn/mlp.h"
 #include "nn/tensor.h"
+#include "nn/weights.h"
+#include "runner/config.h"
+#include "runner/schema.h"
 
 namespace ffn::experiments {
 
@@ -82,5 +93,65 @@ inline void require_length(const std::string& key, std::size_t length, std::size
     if (length != want)
         throw Error(fmt::format("key '{}': expected {} values ({}), got {}", key, want, why, length));
 }
+
+// ---------------------------------------------------------------------------
+// Models from the config: a fresh initialisation, or weights trained
+// elsewhere (e.g. in PyTorch) read from a safetensors file.
+
+// The keys every analysis kind takes for that.
+inline void add_weight_keys(runner::Schema& schema) {
+    schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "analyse this safetensors model instead of a fresh init"});
+    schema.add({"names", runner::KeyType::object, runner::Json::object(), {}, {}, {},
+                "parameter name -> tensor name in the weights file"});
+}
+
+// PyTorch's nn.Sequential(Linear, act, Linear) names, overridden by "names".
+inline std::map<std::string, std::string> weight_names(const runner::Run& run) {
+    std::map<std::string, std::string> names = {
+        {"up.weight", "0.weight"}, {"up.bias", "0.bias"}, {"down.weight", "2.weight"}, {"down.bias", "2.bias"}};
+    for (const auto& item : run.raw("names").items()) {
+        if (!item.value().is_string()) throw Error("key 'names': '" + item.key() + "' must map to a string");
+        names[item.key()] = item.value().get<std::string>();
+    }
+    return names;
+}
+
+// Loads run.weights into the model when given; else initialises it with
+// `scheme` from a stream that depends only on the seed and `what` (so that
+// changing an unrelated key keeps the same weights).
+template <class T>
+void load_or_initialize(const runner::Run& run, nn::Module<T>& model, const std::string& scheme, const std::string& what) {
+    if (!run.string("weights").empty()) return nn::load_weights(run.string("weights"), model, weight_names(run));
+    Rng rng = Rng::stream(run.seed, fnv1a64(what), "init");
+    nn::initialize(model, {scheme}, rng);
+}
+
+// tokens x d inputs ~ N(0, 1) from the run's data stream.
+template <class T>
+nn::Matrix<T> normal_inputs(const runner::Run& run, std::size_t tokens, std::size_t d, const std::string& what) {
+    Rng rng = Rng::stream(run.seed, fnv1a64(what), "data");
+    nn::Matrix<T> X = nn::Matrix<T>::from_shape({tokens, d});
+    for (auto& x : X) x = static_cast<T>(rng.normal());
+    return X;
+}
+
+template <class T>
+double max_abs_difference(const nn::Matrix<T>& a, const nn::Matrix<T>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::fabs(static_cast<double>(a.data()[i]) - static_cast<double>(b.data()[i])));
+    return worst;
+}
+
+template <class T>
+double max_abs(const nn::Matrix<T>& a) {
+    double worst = 0;
+    for (auto x : a) worst = std::max(worst, std::fabs(static_cast<double>(x)));
+    return worst;
+}
+
+// CLAIMS.md's tolerances for identities that hold up to rounding: relative
+// 1e-12 in float64 and 1e-5 in float32.
+inline double identity_tolerance(bool float64) { return float64 ? 1e-12 : 1e-5; }
 
 }  // namespace ffn::experiments

@@ -8,6 +8,10 @@ runner::ExperimentKind make_param_count();
 runner::ExperimentKind make_abs_construction();
 runner::ExperimentKind make_residual_ablation();
 runner::ExperimentKind make_width_sweep();
+runner::ExperimentKind make_linear_collapse();
+runner::ExperimentKind make_tokenwise();
+runner::ExperimentKind make_key_value();
+runner::ExperimentKind make_firing_fraction();
 
 const std::vector<runner::ExperimentKind>& all_kinds() {
     static const std::vector<runner::ExperimentKind> kinds = {
@@ -15,6 +19,10 @@ const std::vector<runner::ExperimentKind>& all_kinds() {
         make_abs_construction(),
         make_residual_ablation(),
         make_width_sweep(),
+        make_linear_collapse(),
+        make_tokenwise(),
+        make_key_value(),
+        make_firing_fraction(),
     };
     return kinds;
 }

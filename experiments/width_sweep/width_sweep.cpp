@@ -54,16 +54,6 @@ void init_kinks_inside(nn::MLP<T>& net, Rng& rng, double lo, double hi) {
     net.layers[1].bias(0) = T(0);
 }
 
-std::map<std::string, std::string> weight_names(const runner::Run& run) {
-    std::map<std::string, std::string> names = {
-        {"up.weight", "0.weight"}, {"up.bias", "0.bias"}, {"down.weight", "2.weight"}, {"down.bias", "2.bias"}};
-    for (const auto& item : run.raw("names").items()) {
-        if (!item.value().is_string()) throw Error("key 'names': '" + item.key() + "' must map to a string");
-        names[item.key()] = item.value().get<std::string>();
-    }
-    return names;
-}
-
 template <class T>
 nn::Matrix<T> column(const std::vector<double>& v) {
     nn::Matrix<T> M = nn::Matrix<T>::from_shape({v.size(), std::size_t{1}});
@@ -303,10 +293,9 @@ runner::ExperimentKind make_width_sweep() {
         {"steps", KeyType::integer, 5000, 0.0, 1e8, {}, "full-batch steps"},
         {"grid_points", KeyType::integer, 40001, 3.0, 1e7, {}, "dense grid for the slope-change kink count"},
         {"dtype", KeyType::string, "float32", {}, {}, {"float32", "float64"}, ""},
-        {"weights", KeyType::string, "", {}, {}, {}, "analyse this safetensors model instead of training"},
-        {"names", KeyType::object, Json::object(), {}, {}, {}, "parameter name -> tensor name in the weights file"},
         {"document", KeyType::object, Json::object(), {}, {}, {}, "{\"rmse\": {m: value}, \"kinks\": {m: value}}"},
     };
+    add_weight_keys(schema);
     return {.name = "width_sweep",
             .description = "1-m-1 ReLU fits of a function over widths and seeds: RMSE, kinks, the S2 promise",
             .schema = std::move(schema),

@@ -39,7 +39,9 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
             if (!t->find_column(doc_name)) {
                 Column doc = t->columns()[*c];
                 doc.name = doc_name;
-                doc.type = as_number(value) ? ColumnType::real : ColumnType::text;
+                doc.type = std::holds_alternative<bool>(value) ? ColumnType::boolean
+                           : as_number(value)                   ? ColumnType::real
+                                                                : ColumnType::text;
                 if (t->columns()[*c].type == ColumnType::integer && std::holds_alternative<std::int64_t>(value))
                     doc.type = ColumnType::integer;
                 t->insert_column(*c + 1, doc);

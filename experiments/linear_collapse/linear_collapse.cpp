@@ -1,0 +1,77 @@
+// linear_collapse: seed 001's claim that without its activation the FFN is
+// one d x d affine map (CLAIMS N2, P6). The product W_down W_up and its rank
+// (float64, numpy's rule) against the ceiling min(d, m); the single layer
+// built from it and its residual against the two-layer net on random tokens;
+// the parameter counts. With the activation kept, the same replacement fails,
+// which is the point of the activation.
+#include <algorithm>
+
+#include "analysis/collapse.h"
+#include "analysis/rank.h"
+#include "experiments/common.h"
+#include "runner/experiment.h"
+
+namespace ffn::experiments {
+
+namespace {
+
+using report::ColumnType;
+
+template <class T>
+std::vector<report::Table> compute(const runner::Run& run) {
+    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
+    const auto act = nn::parse_activation(run.string("activation"));
+    nn::MLP<T> mlp({d, m, d}, act);
+    load_or_initialize(run, mlp, run.string("init"), fmt::format("d={} m={}", d, m));
+    // The replacement is built from the weights alone: the activation is
+    // ignored there, as if it had been dropped.
+    nn::Linear<T> single = analysis::collapse_to_linear(mlp);
+    const auto rank = analysis::matrix_rank_of(single.weight);
+    const nn::Matrix<T> X = normal_inputs<T>(run, static_cast<std::size_t>(run.integer("tokens")), d, fmt::format("d={}", d));
+    const nn::Matrix<T> two_layer = mlp.forward_with_hook(X);
+    const nn::Matrix<T> one_layer = nn::apply(single, X);
+    const double residual = max_abs_difference(two_layer, one_layer);
+    const double relative = residual / std::max(max_abs(two_layer), 1e-300);
+
+    report::Table t("collapse");
+    t.add_column("d", ColumnType::integer)
+        .add_column("m", ColumnType::integer)
+        .add_column("activation", ColumnType::text)
+        .add_column("dtype", ColumnType::text)
+        .add_column("rank", ColumnType::integer)
+        .add_column("rank_ceiling", ColumnType::integer)
+        .add_column("residual_max_abs", ColumnType::real, 3)
+        .add_column("residual_relative", ColumnType::real, 3)
+        .add_column("collapses", ColumnType::boolean)
+        .add_column("weights_two_layer", ColumnType::integer)
+        .add_column("weights_one_matrix", ColumnType::integer);
+    t.add_row({static_cast<std::int64_t>(d), static_cast<std::int64_t>(m), run.string("activation"), run.string("dtype"),
+               static_cast<std::int64_t>(rank.rank), static_cast<std::int64_t>(std::min(d, m)), residual, relative,
+               relative < identity_tolerance(run.is_float64()), static_cast<std::int64_t>(2 * d * m),
+               static_cast<std::int64_t>(d * d)});
+    return {t};
+}
+
+std::vector<report::Table> run_collapse(const runner::Run& run) {
+    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+}
+
+}  // namespace
+
+runner::ExperimentKind make_linear_collapse() {
+    using runner::KeyType;
+    runner::Schema schema{
+        {"d", KeyType::integer, 64, 1.0, 8192.0, {}, "model width"},
+        {"m", KeyType::integer, 256, 1.0, 65536.0, {}, "hidden width"},
+        {"activation", KeyType::string, "identity", {}, {}, nn::activation_names(), "identity: the activation dropped"},
+        {"tokens", KeyType::integer, 10, 1.0, 1e6, {}, "random N(0,1) tokens the residual is measured on"},
+        {"init", KeyType::string, "torch_default", {}, {}, nn::init_scheme_names(), ""},
+    };
+    add_weight_keys(schema);
+    return {.name = "linear_collapse",
+            .description = "without its activation the FFN is one d x d map: rank, residual, parameter counts",
+            .schema = std::move(schema),
+            .run = run_collapse};
+}
+
+}  // namespace ffn::experiments

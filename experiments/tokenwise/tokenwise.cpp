@@ -1,0 +1,91 @@
+// tokenwise: the FFN acts on each token alone (seed 001; CLAIMS N1). F of a
+// batch against F of each row on its own, and F of a permuted batch against
+// the permuted F, with numpy's allclose at CLAIMS' tolerances. The row-by-row
+// products take another summation path through the gemm core (one-token
+// products use its small path), so the differences are rounding, not zero.
+#include <numeric>
+
+#include "experiments/common.h"
+#include "runner/experiment.h"
+
+namespace ffn::experiments {
+
+namespace {
+
+using report::ColumnType;
+
+// numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| everywhere.
+template <class T>
+bool allclose(const nn::Matrix<T>& a, const nn::Matrix<T>& b, double rtol, double atol) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double x = a.data()[i], y = b.data()[i];
+        if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+    }
+    return true;
+}
+
+template <class T>
+std::vector<report::Table> compute(const runner::Run& run) {
+    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
+    const auto tokens = static_cast<std::size_t>(run.integer("tokens"));
+    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
+    load_or_initialize(run, mlp, "torch_default", fmt::format("d={} m={}", d, m));
+    const nn::Matrix<T> X = normal_inputs<T>(run, tokens, d, fmt::format("d={}", d));
+    const nn::Matrix<T> batched = mlp.forward_with_hook(X);
+
+    nn::Matrix<T> row_by_row = nn::Matrix<T>::from_shape({tokens, d});
+    for (std::size_t r = 0; r < tokens; ++r)
+        xt::view(row_by_row, r, xt::all()) = xt::view(mlp.forward_with_hook(as_row(row_of(X, r))), 0, xt::all());
+
+    // A permutation from the run's own stream (Fisher-Yates).
+    std::vector<std::size_t> perm(tokens);
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    Rng rng = Rng::stream(run.seed, fnv1a64("perm"), "data");
+    for (std::size_t i = tokens - 1; i > 0; --i) std::swap(perm[i], perm[static_cast<std::size_t>(rng.uniform01() * double(i + 1))]);
+    nn::Matrix<T> X_perm = X, F_perm_rows = batched;
+    for (std::size_t r = 0; r < tokens; ++r) {
+        xt::view(X_perm, r, xt::all()) = xt::view(X, perm[r], xt::all());
+        xt::view(F_perm_rows, r, xt::all()) = xt::view(batched, perm[r], xt::all());
+    }
+    const nn::Matrix<T> F_of_perm = mlp.forward_with_hook(X_perm);
+
+    const double rtol = run.is_float64() ? 1e-12 : 1e-5, atol = run.is_float64() ? 1e-12 : 1e-6;
+    report::Table t("tokenwise");
+    t.add_column("d", ColumnType::integer)
+        .add_column("m", ColumnType::integer)
+        .add_column("tokens", ColumnType::integer)
+        .add_column("dtype", ColumnType::text)
+        .add_column("max_abs_row_by_row", ColumnType::real, 3)
+        .add_column("max_abs_permuted", ColumnType::real, 3)
+        .add_column("rtol", ColumnType::real, 2)
+        .add_column("atol", ColumnType::real, 2)
+        .add_column("allclose_row_by_row", ColumnType::boolean)
+        .add_column("allclose_permuted", ColumnType::boolean);
+    t.add_row({static_cast<std::int64_t>(d), static_cast<std::int64_t>(m), static_cast<std::int64_t>(tokens),
+               run.string("dtype"), max_abs_difference(batched, row_by_row), max_abs_difference(F_of_perm, F_perm_rows),
+               rtol, atol, allclose(batched, row_by_row, rtol, atol), allclose(F_of_perm, F_perm_rows, rtol, atol)});
+    return {t};
+}
+
+std::vector<report::Table> run_tokenwise(const runner::Run& run) {
+    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+}
+
+}  // namespace
+
+runner::ExperimentKind make_tokenwise() {
+    using runner::KeyType;
+    runner::Schema schema{
+        {"d", KeyType::integer, 64, 1.0, 8192.0, {}, ""},
+        {"m", KeyType::integer, 256, 1.0, 65536.0, {}, ""},
+        {"tokens", KeyType::integer, 10, 2.0, 1e5, {}, ""},
+        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
+    };
+    add_weight_keys(schema);
+    return {.name = "tokenwise",
+            .description = "the FFN is position-wise: batch vs row by row, and permutation equivariance",
+            .schema = std::move(schema),
+            .run = run_tokenwise};
+}
+
+}  // namespace ffn::experiments
