@@ -79,6 +79,8 @@ int run_sweep(const SweepOptions& o) {
     if (!o.quiet && e.passed + e.missed > 0)
         std::cerr << fmt::format("{}: {} of {} document values matched{}\n", o.config, e.passed, e.passed + e.missed,
                                  e.missed ? fmt::format(", {} missed", e.missed) : "");
+    if (!o.quiet)
+        for (const auto& origin : e.unmatched) std::cerr << origin << ": no row to compare (narrowed by --set?)\n";
     return o.check && e.missed > 0 ? 1 : 0;
 }
 

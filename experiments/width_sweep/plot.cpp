@@ -45,7 +45,7 @@ std::string data_block(const std::string& name, const std::vector<std::vector<do
 
 std::string header(const std::string& output, const std::string& title) {
     return fmt::format(
-        "set terminal svg size 960,600 dynamic background rgb 'white'\nset output '{}'\nset title \"{}\"\n"
+        "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced\nset output '{}'\nset title \"{}\"\n"
         "set xlabel 'x'\nset ylabel 'y'\nset key outside right\nset grid\n",
         output, title);
 }

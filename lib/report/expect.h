@@ -26,10 +26,12 @@ struct Expectation {
 struct ExpectSummary {
     int passed = 0;
     int missed = 0;
+    std::vector<std::string> unmatched;  // origins of expectations whose 'where' selected no row
 };
 
-// Throws ffn::Error (naming the expectation's origin) when a table, column or
-// selected row does not exist.
+// Throws ffn::Error (naming the expectation's origin) when a table or column
+// does not exist. An expectation whose rows are absent (a --set narrowed the
+// sweep) is listed in `unmatched` instead: nothing to compare, not a miss.
 ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations);
 
 }  // namespace ffn::report

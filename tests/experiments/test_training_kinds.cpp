@@ -1,0 +1,125 @@
+// The training and analysis kinds of seed 001: numbers asserted directly.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "analysis/kinks.h"
+#include "experiments/registry.h"
+#include "io/atomic_file.h"
+#include "runner/execute.h"
+#include "support.h"
+
+using namespace ffn;
+using report::Cell;
+
+namespace {
+runner::SweepResult run_config(const std::string& name, const std::vector<std::string>& sets = {}) {
+    std::vector<runner::Override> overrides;
+    for (const auto& s : sets) overrides.push_back(runner::parse_override(s));
+    const auto path = test::source_path("configs/" + name);
+    const auto plan = runner::make_plan(runner::load_json_file(path), path, overrides, experiments::all_kinds());
+    return runner::execute(plan, {2, {}, {}});
+}
+const report::Table& table(const runner::SweepResult& r, const std::string& name) {
+    for (const auto& t : r.tables)
+        if (t.name() == name) return t;
+    FAIL("no table " << name);
+    throw;
+}
+double num(const report::Table& t, std::size_t row, const std::string& column) { return *report::as_number(t.at(row, column)); }
+}  // namespace
+
+TEST_CASE("kink counting: from weights strictly inside and from slope changes on a grid") {
+    // Kinks at 0.3 and -0.5 inside (-2, 2); one at 3 outside; w = 0 has none.
+    CHECK(analysis::kinks_inside({1, -1, 1, 0}, {-0.3, -0.5, -3, 1}, -2, 2) == 2);
+    CHECK(analysis::kinks_inside({1}, {-2}, -2, 2) == 0);  // exactly on the boundary: not inside
+    std::vector<double> y;
+    const double dx = 4.0 / 4000;
+    for (int k = 0; k <= 4000; ++k) {
+        const double x = -2 + dx * k;
+        y.push_back(std::max(0.0, x - 0.3) + 2 * std::max(0.0, -x - 0.5));
+    }
+    CHECK(analysis::slope_changes(y, dx, 1e-6) == 2);
+}
+
+TEST_CASE("the piecewise-linear lower bound is exact where the target is piecewise linear") {
+    std::vector<double> x, y;
+    for (int i = 0; i < 101; ++i) {
+        x.push_back(-1 + 0.02 * i);
+        y.push_back(std::fabs(x.back()));
+    }
+    CHECK(analysis::piecewise_linear_lower_bound(x, y, 2) < 1e-12);  // two pieces fit |x| exactly
+    const double one = analysis::piecewise_linear_lower_bound(x, y, 1);
+    CHECK(one > 0.2);  // the best line is y = mean |x| = 0.505: RMSE ~0.29
+    CHECK(one < 0.35);
+    CHECK(analysis::piecewise_linear_lower_bound(x, y, 3) <= analysis::piecewise_linear_lower_bound(x, y, 2));
+}
+
+TEST_CASE("width_sweep: kinks never exceed m and no net beats the piecewise-linear bound") {
+    const auto result = run_config("smoke/width_small.json");
+    const auto& runs = table(result, "runs");
+    REQUIRE(runs.row_count() == 6);
+    for (std::size_t r = 0; r < runs.row_count(); ++r) {
+        const double m = num(runs, r, "model.width");
+        CHECK(num(runs, r, "kinks") <= m);
+        CHECK(num(runs, r, "kinks_grid") <= num(runs, r, "kinks"));
+        CHECK(runs.at(r, "status") == Cell{std::string("ok")});
+    }
+    const auto& width = table(result, "width");
+    for (std::size_t r = 0; r < width.row_count(); ++r) {
+        CHECK(num(width, r, "pwl_bound_rmse") <= num(width, r, "rmse_min"));
+        CHECK(num(width, r, "max_pieces") <= num(width, r, "m") + 1);
+    }
+    CHECK(num(width, 1, "rmse_median") < num(width, 0, "rmse_median"));  // m = 8 beats m = 2
+}
+
+TEST_CASE("width_sweep: a model trained in PyTorch is analysed with PyTorch's own RMSE and kinks") {
+    const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16");
+    const auto expected = runner::load_json_file(fixture + ".json");
+    const auto result = run_config("smoke/width_small.json", {"weights=" + fixture + ".safetensors", "sweep.model.width=[16]",
+                                                              "seeds=[0]"});
+    const auto& runs = table(result, "runs");
+    CHECK(runs.at(0, "status") == Cell{std::string("loaded")});
+    CHECK(num(runs, 0, "kinks") == expected["kinks"].get<double>());
+    // Both evaluate the float32 net on the same 400 points; summation order
+    // differs, so RMSE agrees to float32 rounding, not bitwise.
+    CHECK(num(runs, 0, "rmse") == doctest::Approx(expected["rmse"].get<double>()).epsilon(1e-5));
+}
+
+TEST_CASE("width_sweep: a bad target expression or weights file is one clear error") {
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"target=sin(3*x"}),
+                      doctest::Contains("key 'target': cannot read \"sin(3*x\" as an expression in x"));
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors"}),
+                      doctest::Contains("/nonexistent.safetensors: cannot open file"));
+    const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16.safetensors");
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "sweep.model.width=[8]", "seeds=[0]"}),
+                      doctest::Contains("tensor '0.weight' has shape [16, 1], the model needs [8, 1]"));
+}
+
+TEST_CASE("linear_collapse, tokenwise, key_value: the identities hold and the caveats show") {
+    const auto collapse = run_config("collapse.json");
+    const auto& c = table(collapse, "collapse");
+    for (std::size_t r = 0; r < c.row_count(); ++r) {
+        const bool identity = c.at(r, "activation") == Cell{std::string("identity")};
+        CHECK(c.at(r, "collapses") == Cell{identity});
+        CHECK(num(c, r, "rank") == num(c, r, "rank_ceiling"));
+    }
+    CHECK(collapse.expect.missed == 0);
+    const auto tokenwise = run_config("tokenwise.json");
+    CHECK(tokenwise.expect.missed == 0);
+    CHECK(num(table(tokenwise, "tokenwise"), 0, "max_abs_row_by_row") < 1e-13);
+    const auto kv = run_config("kv.json");
+    const auto& t = table(kv, "key_value");
+    CHECK(num(t, 0, "max_abs") == doctest::Approx(num(t, 0, "max_abs_b_out")).epsilon(1e-6));  // the caveat is the bias
+    CHECK(kv.expect.missed == 0);
+}
+
+TEST_CASE("firing_fraction: about half the ReLU units fire at init, nearly all GELU outputs are non-zero") {
+    const auto result = run_config("firing.json", {"zip.d=[64]", "zip.m=[256]", "zip.tokens=[100]", "seeds=[0,1,2,3]"});
+    const auto& f = table(result, "firing");
+    REQUIRE(f.row_count() == 3);
+    CHECK(std::fabs(num(f, 0, "positive_mean") - 0.5) < 0.02);
+    CHECK(num(f, 0, "nonzero_mean") == num(f, 0, "positive_mean"));  // relu: non-zero exactly when positive
+    CHECK(num(f, 1, "nonzero_mean") > 0.99);                         // gelu has no exact zeros
+    CHECK(num(f, 1, "above_threshold_mean") < num(f, 1, "positive_mean"));
+}
