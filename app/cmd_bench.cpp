@@ -3,6 +3,11 @@
 #include <iostream>
 
 #include "bench/openblas.h"
+#include "bench/timing.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "experiments/registry.h"
+#include "runner/execute.h"
 #include "gemm/gemm.h"
 #include "report/writers.h"
 
@@ -28,12 +33,52 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     t->add_option("--steps", o.train.steps, "Timed steps (the median is reported)")->check(CLI::Range(1, 1000));
     t->add_option("--tokens", o.train.tokens, "Tokens per batch")->check(CLI::Range(1, 1 << 20));
     t->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
+
+    auto* w = o.sweep_cmd = cmd->add_subcommand("sweep", "Wall time of a whole sweep and microseconds per training step");
+    w->add_option("-c,--config", o.sweep.config, "Config to time (its 'steps' key counts the steps)");
+    w->add_option("--threads", o.sweep.threads, "Thread counts (default: all cores)")->check(CLI::Range(1, 1024));
+    w->add_option("--repeats", o.sweep.repeats, "Timed runs (the median is reported)")->check(CLI::Range(1, 101));
+    w->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
     return cmd;
 }
 
+namespace {
+
+// Runs the config `repeats` times per thread count; a step is one optimizer
+// update of one run, so steps = runs x the config's 'steps'.
+report::Table bench_sweep(const SweepBenchOptions& o) {
+    const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, {}, experiments::all_kinds());
+    double steps = 0;
+    for (const auto& run : plan.runs) {
+        if (!run.values.contains("steps")) throw Error(o.config + ": experiment '" + plan.kind->name + "' has no 'steps' to time");
+        steps += static_cast<double>(run.integer("steps"));
+    }
+    report::Table t("sweep");
+    t.add_column("config", report::ColumnType::text)
+        .add_column("runs", report::ColumnType::integer)
+        .add_column("steps", report::ColumnType::integer)
+        .add_column("threads", report::ColumnType::integer)
+        .add_column("isa", report::ColumnType::text)
+        .add_column("wall_s", report::ColumnType::real, 4, true)
+        .add_column("us_per_step_per_core", report::ColumnType::real, 4, true)
+        .add_column("steps_per_s", report::ColumnType::real, 4, true);
+    const auto threads = o.threads.empty() ? std::vector<std::size_t>{ThreadPool::hardware_threads()} : o.threads;
+    for (std::size_t n : threads) {
+        const double wall = bench::median_seconds_per_call([&] { runner::execute(plan, {n, {}, {}}); }, o.repeats, 0.0);
+        t.add_row({o.config, static_cast<std::int64_t>(plan.runs.size()), static_cast<std::int64_t>(steps),
+                   static_cast<std::int64_t>(n), std::string(gemm::active_isa()), wall, wall * double(n) / steps * 1e6,
+                   steps / wall});
+    }
+    return t;
+}
+
+}  // namespace
+
 int run_bench(const BenchOptions& o) {
     const bool gemm = o.gemm_cmd->parsed();
-    const auto tables = gemm ? bench::bench_gemm(o.gemm) : bench::bench_train(o.train);
+    const auto tables = gemm                      ? bench::bench_gemm(o.gemm)
+                        : o.train_cmd->parsed()   ? bench::bench_train(o.train)
+                                                  : std::vector<report::Table>{bench_sweep(o.sweep)};
     if (o.json) {
         report::Json out = report::Json::array();
         for (const auto& row : report::to_json(tables[0])["rows"]) out.push_back(row);

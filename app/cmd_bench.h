@@ -8,12 +8,21 @@
 
 namespace ffn::app {
 
+// `bench sweep`: a whole config run repeatedly, wall time per training step.
+struct SweepBenchOptions {
+    std::string config = "configs/width.json";
+    std::vector<std::size_t> threads;  // empty: all cores
+    int repeats = 5;
+};
+
 struct BenchOptions {
     bench::GemmBenchOptions gemm;
     bench::TrainBenchOptions train;
+    SweepBenchOptions sweep;
     bool json = false;
     CLI::App* gemm_cmd = nullptr;
     CLI::App* train_cmd = nullptr;
+    CLI::App* sweep_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);
