@@ -36,7 +36,7 @@ case "${1:-}" in
     run)
         install_missing
         build build
-        ./build/ffn-lab sweep --config configs/params.json
+        ./build/ffn-lab sweep --config configs/width.json
         ;;
     test)
         install_missing

@@ -183,8 +183,10 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
 
     report::Table t("width");
     runner::add_swept_columns(plan, t);
+    const bool width_swept = t.find_column("model.width").has_value();
+    if (!width_swept) t.add_column("model.width", ColumnType::integer);
     for (auto [name, type, digits] : std::vector<std::tuple<const char*, ColumnType, int>>{
-             {"m", ColumnType::integer, 0},           {"seeds", ColumnType::integer, 0},
+             {"seeds", ColumnType::integer, 0},
              {"rmse_median", ColumnType::real, 4},    {"rmse_min", ColumnType::real, 4},
              {"rmse_max", ColumnType::real, 4},       {"rmse_doc", ColumnType::real, 4},
              {"pwl_bound_rmse", ColumnType::real, 4}, {"kinks_median", ColumnType::real, 3},
@@ -213,6 +215,7 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         const double bound = analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1);
         const Printed doc = printed_for(first, m);
         auto cells = runner::swept_cells(plan, group.front());
+        if (!width_swept) cells.push_back(m);
         const double kmin = *std::min_element(kinks.begin(), kinks.end()), kmax = *std::max_element(kinks.begin(), kinks.end());
         Cell med{}, lo{}, hi{};
         if (!rmse.empty()) {
@@ -237,7 +240,7 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         }
         Cell doc_kinks{};
         if (const auto k = report::as_number(doc.kinks)) doc_kinks = static_cast<std::int64_t>(*k);
-        cells.insert(cells.end(), {m, static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, median(kinks),
+        cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, median(kinks),
                                    static_cast<std::int64_t>(kmin), static_cast<std::int64_t>(kmax), doc_kinks, median(grid),
                                    static_cast<std::int64_t>(kmax) + 1, diverged, le_m, ge_m3, within25, within25x, falls,
                                    verdict});

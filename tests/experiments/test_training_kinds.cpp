@@ -68,7 +68,7 @@ TEST_CASE("width_sweep: kinks never exceed m and no net beats the piecewise-line
     const auto& width = table(result, "width");
     for (std::size_t r = 0; r < width.row_count(); ++r) {
         CHECK(num(width, r, "pwl_bound_rmse") <= num(width, r, "rmse_min"));
-        CHECK(num(width, r, "max_pieces") <= num(width, r, "m") + 1);
+        CHECK(num(width, r, "max_pieces") <= num(width, r, "model.width") + 1);
     }
     CHECK(num(width, 1, "rmse_median") < num(width, 0, "rmse_median"));  // m = 8 beats m = 2
 }
