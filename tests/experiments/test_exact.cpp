@@ -3,27 +3,14 @@
 // block cannot hide a wrong value.
 #include <doctest/doctest.h>
 
-#include "experiments/registry.h"
-#include "runner/execute.h"
-#include "support.h"
+#include "experiments/run_config.h"
 
 using namespace ffn;
 using report::Cell;
+using test::run_config;
+using test::table;
 
 namespace {
-runner::SweepResult run_config(const std::string& name, const std::vector<std::string>& sets = {}) {
-    std::vector<runner::Override> overrides;
-    for (const auto& s : sets) overrides.push_back(runner::parse_override(s));
-    const auto path = test::source_path("configs/" + name);
-    const auto plan = runner::make_plan(runner::load_json_file(path), path, overrides, experiments::all_kinds());
-    return runner::execute(plan, {2, {}, {}});
-}
-const report::Table& table(const runner::SweepResult& r, const std::string& name) {
-    for (const auto& t : r.tables)
-        if (t.name() == name) return t;
-    FAIL("no table " << name);
-    throw;
-}
 Cell i64(std::int64_t v) { return v; }
 Cell text(const char* v) { return std::string(v); }
 std::size_t row_where(const report::Table& t, const std::string& column, const Cell& value) {

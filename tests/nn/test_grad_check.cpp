@@ -12,6 +12,8 @@
 #include "nn/mlp.h"
 #include "nn/norm.h"
 #include "nn/residual.h"
+#include "train/loss.h"
+#include "train/optimizer.h"
 
 using namespace ffn;
 using namespace ffn::nn;
@@ -110,4 +112,32 @@ TEST_CASE("initialisers: PyTorch's default bounds and the named schemes") {
     CHECK(m.layers[1].weight(0, 0) == 0.5);
     CHECK(m.layers[1].bias(0) == 0.0);  // biases zero outside torch_default
     CHECK_THROWS_WITH(initialize(m, {"he_normal"}, rng), doctest::Contains("unknown init scheme 'he_normal'"));
+}
+
+TEST_CASE("grad check after optimizer steps: gradients stay right away from the initialisation") {
+    // Three Adam steps on a random regression problem move every parameter
+    // (biases and norm scales included) away from its initial value first.
+    auto train_then_check = [](Module<double>& m, std::size_t d, std::uint64_t seed) {
+        randomize(m, seed);
+        const Matrix<double> X = random_batch(7, d, seed + 1), Y = random_batch(7, d, seed + 2);
+        train::Optimizer<double> opt(m.parameters(), {"adam", 0.05});
+        Matrix<double> grad;
+        for (int step = 0; step < 3; ++step) {
+            train::mse_loss(m.forward(X), Y, grad);
+            m.backward(grad, false);
+            opt.step();
+        }
+        const auto result = analysis::grad_check(m, random_batch(5, d, seed + 3), seed + 4);
+        CAPTURE(result.worst);
+        CHECK(result.max_error < 1e-6);
+    };
+    MLP<double> mlp({5, 9, 5}, Activation::gelu);
+    GatedMLP<double> gated(5, 7, Activation::silu, true);
+    BilinearMLP<double> bilinear(5, 6, 2, Activation::tanh, true);
+    PreNormResidual<double> block(std::make_unique<LayerNorm<double>>(5),
+                                  std::make_unique<MLP<double>>(std::vector<std::size_t>{5, 8, 5}, Activation::relu));
+    train_then_check(mlp, 5, 60);
+    train_then_check(gated, 5, 61);
+    train_then_check(bilinear, 5, 62);
+    train_then_check(block, 5, 63);
 }
