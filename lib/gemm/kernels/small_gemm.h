@@ -13,8 +13,8 @@
 //             thin outputs (N <= 4);
 //  - dots:    C[i, j] = op(A)[i, :] . op(B)[:, j] along K, when both are
 //             contiguous in k.
-// Long k loops keep four accumulator chains (k mod 4), added pairwise at
-// the end, so FMA latency does not serialise them.
+// Long k loops (K >= 8) keep four accumulator chains (k mod 4), added
+// pairwise at the end, so FMA latency does not serialise them.
 #include <algorithm>
 #include <cstdint>
 
@@ -30,11 +30,20 @@ inline void store_scaled(T* c, T sum, T alpha, T beta) {
     *c = beta == T(0) ? scaled : scaled + beta * *c;
 }
 
+// Below this many terms one accumulator chain is faster than four plus
+// the adds that join them.
+constexpr std::int64_t kShortK = 8;
+
 // C[i, j..j+n) for one row i of op(A), n <= W, op(B) rows contiguous.
 template <class S>
 inline typename S::V row_chunk(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k,
                                std::int64_t K, int n) {
     using V = typename S::V;
+    if (K < kShortK) {
+        V acc = S::zero();
+        for (std::int64_t k = 0; k < K; ++k) acc = S::fmadd(S::set1(a[k * a_k]), S::loadn(b + k * b_k, n), acc);
+        return acc;
+    }
     V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
     std::int64_t k = 0;
     for (; k + 4 <= K; k += 4)
@@ -44,11 +53,51 @@ inline typename S::V row_chunk(const typename S::T* a, std::int64_t a_k, const t
     return S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3]));
 }
 
+// C[i, j..j+2W) for one row: two full vectors share each broadcast of A.
+template <class S>
+inline void row_pair(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k, std::int64_t K,
+                     typename S::V& out0, typename S::V& out1) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    V acc0 = S::zero(), acc1 = S::zero();
+    if (K < kShortK) {
+        for (std::int64_t k = 0; k < K; ++k) {
+            const V ak = S::set1(a[k * a_k]);
+            acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
+            acc1 = S::fmadd(ak, S::loadu(b + k * b_k + W), acc1);
+        }
+        out0 = acc0;
+        out1 = acc1;
+        return;
+    }
+    V acc2 = S::zero(), acc3 = S::zero();  // odd k: a second chain per half
+    std::int64_t k = 0;
+    for (; k + 2 <= K; k += 2) {
+        const V ak = S::set1(a[k * a_k]), ak1 = S::set1(a[(k + 1) * a_k]);
+        acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
+        acc1 = S::fmadd(ak, S::loadu(b + k * b_k + W), acc1);
+        acc2 = S::fmadd(ak1, S::loadu(b + (k + 1) * b_k), acc2);
+        acc3 = S::fmadd(ak1, S::loadu(b + (k + 1) * b_k + W), acc3);
+    }
+    for (; k < K; ++k) {
+        const V ak = S::set1(a[k * a_k]);
+        acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
+        acc1 = S::fmadd(ak, S::loadu(b + k * b_k + W), acc1);
+    }
+    out0 = S::add(acc0, acc2);
+    out1 = S::add(acc1, acc3);
+}
+
 // C[i..i+n, j) for n <= W rows, op(A) columns contiguous.
 template <class S>
 inline typename S::V column_chunk(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k,
                                   std::int64_t K, int n) {
     using V = typename S::V;
+    if (K < kShortK) {
+        V acc = S::zero();
+        for (std::int64_t k = 0; k < K; ++k) acc = S::fmadd(S::loadn(a + k * a_k, n), S::set1(b[k * b_k]), acc);
+        return acc;
+    }
     V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
     std::int64_t k = 0;
     for (; k + 4 <= K; k += 4)
@@ -83,11 +132,26 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
     const bool dots = !rows && !columns && a_k == 1 && b_k == 1;
 
     if (rows) {
-        for (std::int64_t i = 0; i < M; ++i)
-            for (std::int64_t j = 0; j < N; j += W) {
+        for (std::int64_t i = 0; i < M; ++i) {
+            std::int64_t j = 0;
+            for (; j + 2 * W <= N; j += 2 * W) {
+                V c0, c1;
+                row_pair<S>(A + i * a_i, a_k, B + j, b_k, K, c0, c1);
+                T* c = C + i * ldc + j;
+                const V s0 = S::mul(va, c0), s1 = S::mul(va, c1);
+                if (beta == T(0)) {
+                    S::storeu(c, s0);
+                    S::storeu(c + W, s1);
+                } else {
+                    S::storeu(c, S::add(s0, S::mul(vb, S::loadu(c))));
+                    S::storeu(c + W, S::add(s1, S::mul(vb, S::loadu(c + W))));
+                }
+            }
+            for (; j < N; j += W) {
                 const int n = static_cast<int>(std::min<std::int64_t>(W, N - j));
                 finish(C + i * ldc + j, row_chunk<S>(A + i * a_i, a_k, B + j, b_k, K, n), n);
             }
+        }
         return;
     }
     if (columns) {
