@@ -48,7 +48,7 @@ bool is_small(std::int64_t M, std::int64_t N, std::int64_t K) {
 
 // Below about a million multiply-adds, waking a second thread costs more
 // than it saves.
-constexpr double kParallelMinMacs = 1 << 20;
+constexpr double kParallelMinMacs = 1 << 23;
 
 // ---------------------------------------------------------------------------
 // Packing buffers: 64-byte aligned, grown on demand, one set per thread and

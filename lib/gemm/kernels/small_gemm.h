@@ -109,91 +109,115 @@ inline typename S::V column_chunk(const typename S::T* a, std::int64_t a_k, cons
 
 }  // namespace small_detail
 
+// Each form is its own function, kept out of line: inlined together into one
+// body they spilled their pointers and strides to the stack on every row
+// (10 cycles a row at 1000x1x32). `beta == 0` is decided once per call.
+
+// C = alpha * acc + beta * C for n lanes (beta == 0 never reads C).
+template <class S, bool Accumulate>
+inline void finish(typename S::T* c, typename S::V acc, typename S::V va, typename S::V vb, int n) {
+    const typename S::V scaled = S::mul(va, acc);
+    if constexpr (Accumulate) S::storen(c, S::add(scaled, S::mul(vb, S::loadn(c, n))), n);
+    else S::storen(c, scaled, n);
+}
+
+template <class S, bool Accumulate>
+[[gnu::noinline]] void small_rows(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha, const typename S::T* A,
+                std::int64_t a_i, std::int64_t a_k, const typename S::T* B, std::int64_t b_k, typename S::T beta,
+                typename S::T* C, std::int64_t ldc) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    const V va = S::set1(alpha), vb = S::set1(beta);
+    for (std::int64_t i = 0; i < M; ++i) {
+        const typename S::T* a = A + i * a_i;
+        typename S::T* c = C + i * ldc;
+        std::int64_t j = 0;
+        for (; j + 2 * W <= N; j += 2 * W) {
+            V c0, c1;
+            small_detail::row_pair<S>(a, a_k, B + j, b_k, K, c0, c1);
+            finish<S, Accumulate>(c + j, c0, va, vb, W);
+            finish<S, Accumulate>(c + j + W, c1, va, vb, W);
+        }
+        for (; j < N; j += W) {
+            const int n = static_cast<int>(std::min<std::int64_t>(W, N - j));
+            finish<S, Accumulate>(c + j, small_detail::row_chunk<S>(a, a_k, B + j, b_k, K, n), va, vb, n);
+        }
+    }
+}
+
+template <class S, bool Accumulate>
+[[gnu::noinline]] void small_columns(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha, const typename S::T* A,
+                   std::int64_t lda, const typename S::T* B, std::int64_t b_j, std::int64_t b_k, typename S::T beta,
+                   typename S::T* C, std::int64_t ldc) {
+    using T = typename S::T;
+    using V = typename S::V;
+    constexpr int W = S::W;
+    const V va = S::set1(alpha), vb = S::set1(beta);
+    alignas(64) T lanes[W];
+    for (std::int64_t j = 0; j < N; ++j)
+        for (std::int64_t i = 0; i < M; i += W) {
+            const int n = static_cast<int>(std::min<std::int64_t>(W, M - i));
+            const V acc = small_detail::column_chunk<S>(A + i, lda, B + j * b_j, b_k, K, n);
+            if (ldc == 1) {
+                finish<S, Accumulate>(C + i + j, acc, va, vb, n);
+            } else {
+                S::store(lanes, acc);
+                for (int l = 0; l < n; ++l) small_detail::store_scaled(C + (i + l) * ldc + j, lanes[l], alpha, beta);
+            }
+        }
+}
+
+template <class S>
+[[gnu::noinline]] void small_dots(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha, const typename S::T* A,
+                std::int64_t a_i, const typename S::T* B, std::int64_t b_j, typename S::T beta, typename S::T* C,
+                std::int64_t ldc) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) {
+            const typename S::T* a = A + i * a_i;
+            const typename S::T* b = B + j * b_j;
+            V acc0 = S::zero(), acc1 = S::zero();
+            std::int64_t k = 0;
+            for (; k + 2 * W <= K; k += 2 * W) {
+                acc0 = S::fmadd(S::loadn(a + k, W), S::loadn(b + k, W), acc0);
+                acc1 = S::fmadd(S::loadn(a + k + W, W), S::loadn(b + k + W, W), acc1);
+            }
+            for (; k < K; k += W) {
+                const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
+                acc0 = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), acc0);
+            }
+            small_detail::store_scaled(C + i * ldc + j, S::hsum(S::add(acc0, acc1)), alpha, beta);
+        }
+}
+
 template <class S>
 void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
                 const typename S::T* A, std::int64_t lda, const typename S::T* B, std::int64_t ldb,
                 typename S::T beta, typename S::T* C, std::int64_t ldc) {
     using T = typename S::T;
-    using V = typename S::V;
-    using namespace small_detail;
-    constexpr int W = S::W;
     // Strides of op(A) and op(B) along k and along their other index.
     const std::int64_t a_k = ta == Trans::no ? 1 : lda, a_i = ta == Trans::no ? lda : 1;
     const std::int64_t b_k = tb == Trans::no ? ldb : 1, b_j = tb == Trans::no ? 1 : ldb;
-    const V va = S::set1(alpha), vb = S::set1(beta);
-    auto finish = [&](T* c, V acc, int n) {  // c[0..n) = alpha * acc + beta * c
-        const V scaled = S::mul(va, acc);
-        S::storen(c, beta == T(0) ? scaled : S::add(scaled, S::mul(vb, S::loadn(c, n))), n);
-    };
+    const bool accumulate = beta != T(0);
 
     const bool thin = N <= 4;
-    const bool rows = b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)));
-    const bool columns = !rows && a_i == 1;
-    const bool dots = !rows && !columns && a_k == 1 && b_k == 1;
-
-    if (rows) {
-        for (std::int64_t i = 0; i < M; ++i) {
-            std::int64_t j = 0;
-            for (; j + 2 * W <= N; j += 2 * W) {
-                V c0, c1;
-                row_pair<S>(A + i * a_i, a_k, B + j, b_k, K, c0, c1);
-                T* c = C + i * ldc + j;
-                const V s0 = S::mul(va, c0), s1 = S::mul(va, c1);
-                if (beta == T(0)) {
-                    S::storeu(c, s0);
-                    S::storeu(c + W, s1);
-                } else {
-                    S::storeu(c, S::add(s0, S::mul(vb, S::loadu(c))));
-                    S::storeu(c + W, S::add(s1, S::mul(vb, S::loadu(c + W))));
-                }
-            }
-            for (; j < N; j += W) {
-                const int n = static_cast<int>(std::min<std::int64_t>(W, N - j));
-                finish(C + i * ldc + j, row_chunk<S>(A + i * a_i, a_k, B + j, b_k, K, n), n);
-            }
-        }
-        return;
-    }
-    if (columns) {
-        alignas(64) T lanes[W];
-        for (std::int64_t j = 0; j < N; ++j)
-            for (std::int64_t i = 0; i < M; i += W) {
-                const int n = static_cast<int>(std::min<std::int64_t>(W, M - i));
-                const V acc = column_chunk<S>(A + i, lda, B + j * b_j, b_k, K, n);
-                if (ldc == 1) {
-                    finish(C + i + j, acc, n);
-                } else {
-                    S::store(lanes, acc);
-                    for (int l = 0; l < n; ++l) store_scaled(C + (i + l) * ldc + j, lanes[l], alpha, beta);
-                }
-            }
-        return;
-    }
-    if (dots) {
+    if (b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)))) {
+        if (accumulate) small_rows<S, true>(M, N, K, alpha, A, a_i, a_k, B, b_k, beta, C, ldc);
+        else small_rows<S, false>(M, N, K, alpha, A, a_i, a_k, B, b_k, beta, C, ldc);
+    } else if (a_i == 1) {
+        if (accumulate) small_columns<S, true>(M, N, K, alpha, A, a_k, B, b_j, b_k, beta, C, ldc);
+        else small_columns<S, false>(M, N, K, alpha, A, a_k, B, b_j, b_k, beta, C, ldc);
+    } else if (a_k == 1 && b_k == 1) {
+        small_dots<S>(M, N, K, alpha, A, a_i, B, b_j, beta, C, ldc);
+    } else {
         for (std::int64_t i = 0; i < M; ++i)
             for (std::int64_t j = 0; j < N; ++j) {
-                const T* a = A + i * a_i;
-                const T* b = B + j * b_j;
-                V acc[2] = {S::zero(), S::zero()};
-                std::int64_t k = 0;
-                for (; k + 2 * W <= K; k += 2 * W) {
-                    acc[0] = S::fmadd(S::loadn(a + k, W), S::loadn(b + k, W), acc[0]);
-                    acc[1] = S::fmadd(S::loadn(a + k + W, W), S::loadn(b + k + W, W), acc[1]);
-                }
-                for (; k < K; k += W) {
-                    const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
-                    acc[0] = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), acc[0]);
-                }
-                store_scaled(C + i * ldc + j, S::hsum(S::add(acc[0], acc[1])), alpha, beta);
+                T sum = 0;
+                for (std::int64_t k = 0; k < K; ++k) sum += A[i * a_i + k * a_k] * B[k * b_k + j * b_j];
+                small_detail::store_scaled(C + i * ldc + j, sum, alpha, beta);
             }
-        return;
     }
-    for (std::int64_t i = 0; i < M; ++i)
-        for (std::int64_t j = 0; j < N; ++j) {
-            T sum = 0;
-            for (std::int64_t k = 0; k < K; ++k) sum += A[i * a_i + k * a_k] * B[k * b_k + j * b_j];
-            store_scaled(C + i * ldc + j, sum, alpha, beta);
-        }
 }
 
 }  // namespace ffn::gemm

@@ -41,8 +41,9 @@ struct F32x16 {
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
     // The first n lanes (n <= W); the others read as zero and are not written.
     static __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1); }
-    static V loadn(const T* p, int n) { return _mm512_maskz_loadu_ps(mask(n), p); }
-    static void storen(T* p, V v, int n) { _mm512_mask_storeu_ps(p, mask(n), v); }
+    // Full vectors skip the mask: masked stores are slow on some cores (AMD).
+    static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask(n), p); }
+    static void storen(T* p, V v, int n) { n == W ? _mm512_storeu_ps(p, v) : _mm512_mask_storeu_ps(p, mask(n), v); }
     // Pairwise tree over the four 128-bit quarters, then within one. (Through
     // memory: GCC 12's lane-extract intrinsics trip -Wmaybe-uninitialized.)
     static T hsum(V v) {
@@ -68,8 +69,8 @@ struct F64x8 {
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
     static __mmask8 mask(int n) { return static_cast<__mmask8>((1u << n) - 1); }
-    static V loadn(const T* p, int n) { return _mm512_maskz_loadu_pd(mask(n), p); }
-    static void storen(T* p, V v, int n) { _mm512_mask_storeu_pd(p, mask(n), v); }
+    static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(mask(n), p); }
+    static void storen(T* p, V v, int n) { n == W ? _mm512_storeu_pd(p, v) : _mm512_mask_storeu_pd(p, mask(n), v); }
     static T hsum(V v) {
         alignas(64) double q[8];
         _mm512_store_pd(q, v);
