@@ -191,6 +191,26 @@ template <class S>
         }
 }
 
+// K = 1, alpha = 1, beta = 0 (a layer fed one feature, or dL/dh from one
+// output): C[i, :] = a_i * op(B)[0, :], each element one rounded product,
+// exactly what the other forms compute for it.
+template <class S>
+[[gnu::noinline]] void small_outer(std::int64_t M, std::int64_t N, const typename S::T* A, std::int64_t a_i,
+                                   const typename S::T* B, typename S::T* C, std::int64_t ldc) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    for (std::int64_t i = 0; i < M; ++i) {
+        const V a = S::set1(A[i * a_i]);
+        typename S::T* c = C + i * ldc;
+        std::int64_t j = 0;
+        for (; j + W <= N; j += W) S::storeu(c + j, S::mul(a, S::loadu(B + j)));
+        if (j < N) {
+            const int n = static_cast<int>(N - j);
+            S::storen(c + j, S::mul(a, S::loadn(B + j, n)), n);
+        }
+    }
+}
+
 template <class S>
 void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
                 const typename S::T* A, std::int64_t lda, const typename S::T* B, std::int64_t ldb,
@@ -202,7 +222,9 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
     const bool accumulate = beta != T(0);
 
     const bool thin = N <= 4;
-    if (b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)))) {
+    if (K == 1 && alpha == T(1) && !accumulate && b_j == 1) {
+        small_outer<S>(M, N, A, a_i, B, C, ldc);
+    } else if (b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)))) {
         if (accumulate) small_rows<S, true>(M, N, K, alpha, A, a_i, a_k, B, b_k, beta, C, ldc);
         else small_rows<S, false>(M, N, K, alpha, A, a_i, a_k, B, b_k, beta, C, ldc);
     } else if (a_i == 1) {
