@@ -167,28 +167,59 @@ template <class S, bool Accumulate>
         }
 }
 
+// One dot product per output, four rows at a time so each chunk of op(B)'s
+// column is loaded once for four rows. Per row the sum is the same: even
+// chunks in one accumulator, odd in another, a masked tail, then one
+// horizontal sum.
 template <class S>
-[[gnu::noinline]] void small_dots(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha, const typename S::T* A,
-                std::int64_t a_i, const typename S::T* B, std::int64_t b_j, typename S::T beta, typename S::T* C,
-                std::int64_t ldc) {
+[[gnu::noinline]] void small_dots(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
+                                  const typename S::T* A, std::int64_t a_i, const typename S::T* B, std::int64_t b_j,
+                                  typename S::T beta, typename S::T* C, std::int64_t ldc) {
     using V = typename S::V;
     constexpr int W = S::W;
-    for (std::int64_t i = 0; i < M; ++i)
-        for (std::int64_t j = 0; j < N; ++j) {
+    constexpr int R = 4;
+    for (std::int64_t j = 0; j < N; ++j) {
+        const typename S::T* b = B + j * b_j;
+        std::int64_t i = 0;
+        for (; i + R <= M; i += R) {
             const typename S::T* a = A + i * a_i;
-            const typename S::T* b = B + j * b_j;
-            V acc0 = S::zero(), acc1 = S::zero();
+            V even[R], odd[R];
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) even[r] = odd[r] = S::zero();
             std::int64_t k = 0;
             for (; k + 2 * W <= K; k += 2 * W) {
-                acc0 = S::fmadd(S::loadn(a + k, W), S::loadn(b + k, W), acc0);
-                acc1 = S::fmadd(S::loadn(a + k + W, W), S::loadn(b + k + W, W), acc1);
+                const V b0 = S::loadu(b + k), b1 = S::loadu(b + k + W);
+#pragma GCC unroll 4
+                for (int r = 0; r < R; ++r) {
+                    even[r] = S::fmadd(S::loadu(a + r * a_i + k), b0, even[r]);
+                    odd[r] = S::fmadd(S::loadu(a + r * a_i + k + W), b1, odd[r]);
+                }
             }
             for (; k < K; k += W) {
                 const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
-                acc0 = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), acc0);
+                const V bk = S::loadn(b + k, n);
+#pragma GCC unroll 4
+                for (int r = 0; r < R; ++r) even[r] = S::fmadd(S::loadn(a + r * a_i + k, n), bk, even[r]);
             }
-            small_detail::store_scaled(C + i * ldc + j, S::hsum(S::add(acc0, acc1)), alpha, beta);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r)
+                small_detail::store_scaled(C + (i + r) * ldc + j, S::hsum(S::add(even[r], odd[r])), alpha, beta);
         }
+        for (; i < M; ++i) {
+            const typename S::T* a = A + i * a_i;
+            V even = S::zero(), odd = S::zero();
+            std::int64_t k = 0;
+            for (; k + 2 * W <= K; k += 2 * W) {
+                even = S::fmadd(S::loadu(a + k), S::loadu(b + k), even);
+                odd = S::fmadd(S::loadu(a + k + W), S::loadu(b + k + W), odd);
+            }
+            for (; k < K; k += W) {
+                const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
+                even = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), even);
+            }
+            small_detail::store_scaled(C + i * ldc + j, S::hsum(S::add(even, odd)), alpha, beta);
+        }
+    }
 }
 
 // K = 1, alpha = 1, beta = 0 (a layer fed one feature, or dL/dh from one
