@@ -21,6 +21,11 @@
 #include "gemm/gemm.h"
 
 namespace ffn::gemm {
+// Internal linkage on purpose: each ISA's file compiles its own copy of these
+// bodies under its own flags. With external linkage the linker could keep the
+// AVX-512 build of a shared inline function for the AVX2 family too, and an
+// AVX2-only CPU would fault on it.
+namespace {
 
 namespace small_detail {
 
@@ -242,7 +247,9 @@ template <class S>
     }
 }
 
-template <class S>
+// S: the vector traits of the rows, columns and outer forms; D: those of the
+// dot form (a family may take its dot products at a narrower width).
+template <class S, class D>
 void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
                 const typename S::T* A, std::int64_t lda, const typename S::T* B, std::int64_t ldb,
                 typename S::T beta, typename S::T* C, std::int64_t ldc) {
@@ -262,7 +269,7 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
         if (accumulate) small_columns<S, true>(M, N, K, alpha, A, a_k, B, b_j, b_k, beta, C, ldc);
         else small_columns<S, false>(M, N, K, alpha, A, a_k, B, b_j, b_k, beta, C, ldc);
     } else if (a_k == 1 && b_k == 1) {
-        small_dots<S>(M, N, K, alpha, A, a_i, B, b_j, beta, C, ldc);
+        small_dots<D>(M, N, K, alpha, A, a_i, B, b_j, beta, C, ldc);
     } else {
         for (std::int64_t i = 0; i < M; ++i)
             for (std::int64_t j = 0; j < N; ++j) {
@@ -273,4 +280,5 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
     }
 }
 
+}  // namespace
 }  // namespace ffn::gemm

@@ -9,6 +9,11 @@
 #include <cstdint>
 
 namespace ffn::gemm {
+// Internal linkage on purpose: each ISA's file compiles its own copy of these
+// bodies under its own flags. With external linkage the linker could keep the
+// AVX-512 build of a shared inline function for the AVX2 family too, and an
+// AVX2-only CPU would fault on it.
+namespace {
 
 template <class S, int MR>
 void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b, typename S::T* c, std::int64_t ldc,
@@ -55,4 +60,5 @@ void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b
         }
 }
 
+}  // namespace
 }  // namespace ffn::gemm

@@ -18,6 +18,7 @@
 
 #include "gemm/kernel.h"
 #include "gemm/kernels/small_gemm.h"
+#include "gemm/kernels/avx2/simd_avx2.h"
 #include "gemm/kernels/tile_kernel.h"
 
 namespace ffn::gemm {
@@ -106,8 +107,8 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16>, kMR, 32, 256, 144, 4096},
-            {tile_kernel<F64x8, kMR>, small_gemm<F64x8>, kMR, 16, 256, 72, 2048}};
+    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096},
+            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048}};
 }
 
 }  // namespace ffn::gemm
