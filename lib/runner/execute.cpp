@@ -125,7 +125,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     });
 
     SweepResult result;
-    result.tables = plan.kind->aggregate ? plan.kind->aggregate(plan, per_run) : concatenate_runs(plan, per_run);
+    try {
+        result.tables = plan.kind->aggregate ? plan.kind->aggregate(plan, per_run) : concatenate_runs(plan, per_run);
+    } catch (const Error& e) {
+        throw Error(plan.source + ": " + e.what(), e.code());
+    }
     result.expect = report::apply_expectations(result.tables, plan.expectations);
 
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
