@@ -22,12 +22,19 @@ template <class T>
 using SmallGemm = void (*)(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A,
                            std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc);
 
+// Packs one MR-row sliver of a row-major A (rows <= MR rows of kc values
+// from `a`, stride lda) k-major into dst, zero-filling rows past `rows`. May
+// write up to 16 elements past the sliver's end (the buffer has room).
+template <class T>
+using PackRows = void (*)(const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, T* dst);
+
 template <class T>
 struct KernelShape {
     MicroKernel<T> kernel = nullptr;
     SmallGemm<T> small = nullptr;
     std::int64_t MR = 0, NR = 0;  // register tile
     std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
+    PackRows<T> pack_rows = nullptr;       // null: the portable packing in gemm.cpp
 };
 
 struct KernelFamily {

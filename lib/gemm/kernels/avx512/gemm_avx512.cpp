@@ -80,6 +80,51 @@ struct F64x8 {
     }
 };
 
+// Packs 12 rows of A k-major: 16 k at a time, the 12 rows (plus 4 zero rows)
+// go through a 16 x 16 register transpose and each k's 12 values are stored
+// with a full 16-lane store, the next store (12 lanes on) overwriting the 4
+// spare lanes. The portable loop moved one value per load and store and took
+// ~10% of a 4096x2048x512 product.
+void pack_rows_12(const float* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, float* dst) {
+    std::int64_t k = 0;
+    for (; k + 16 <= kc; k += 16) {
+        __m512 r[16];
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_loadu_ps(a + i * lda + k) : _mm512_setzero_ps();
+        __m512 t[16];
+#pragma GCC unroll 8
+        for (int i = 0; i < 16; i += 2) {
+            t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+            t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < 16; i += 4) {
+            r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+            r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+            r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+            r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+        }
+#pragma GCC unroll 2
+        for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; ++i) {
+                t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+                t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xdd);
+            }
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) {
+            r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+            r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+        }
+        // r[j] now holds k + j's values of rows 0..15, in this lane order.
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + (k + j) * kMR, r[j]);
+    }
+    for (; k < kc; ++k)
+        for (std::int64_t i = 0; i < kMR; ++i) dst[k * kMR + i] = i < rows ? a[i * lda + k] : 0.0f;
+}
+
 // 12 independent chains cover FMA latency on two pipes.
 double fma_loop(std::int64_t iterations) {
     __m512 acc[12];
@@ -107,7 +152,7 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096},
+    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12},
             {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048}};
 }
 
