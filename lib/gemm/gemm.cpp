@@ -79,7 +79,7 @@ thread_local AlignedBuffer t_pack_a, t_pack_b;
 
 template <class T>
 void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_t p0, std::int64_t mc,
-            std::int64_t kc, std::int64_t MR, PackRows<T> pack_rows, T* dst) {
+            std::int64_t kc, std::int64_t MR, PackRows<T> pack_rows, PackRows<T> pack_cols, T* dst) {
     for (std::int64_t s = 0; s < mc; s += MR) {
         const std::int64_t rows = std::min(MR, mc - s);
         if (ta == Trans::no && pack_rows) {
@@ -90,6 +90,8 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
                 for (std::int64_t r = 0; r < rows; ++r) d[r] = A[(i0 + s + r) * lda + p0 + k];
                 for (std::int64_t r = rows; r < MR; ++r) d[r] = T(0);
             }
+        } else if (pack_cols) {
+            pack_cols(A + p0 * lda + i0 + s, lda, rows, kc, dst);
         } else {
             // A stored K x M: each k gives MR contiguous values.
             for (std::int64_t k = 0; k < kc; ++k) {
@@ -214,7 +216,7 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
                 const std::int64_t s0 = slivers_b * part / split, s1 = slivers_b * (part + 1) / split;
                 // + 16: room for a vectorised packer's overhanging last store.
                 T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc + 16));
-                pack_a(ta, A, lda, ic, pc, mc, kc, MR, ks.pack_rows, packed_a);
+                pack_a(ta, A, lda, ic, pc, mc, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
                 for (std::int64_t s = s0; s < s1; ++s) {
                     const std::int64_t jr = s * NR, n = std::min(NR, nc - jr);
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {

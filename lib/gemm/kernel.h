@@ -35,6 +35,9 @@ struct KernelShape {
     std::int64_t MR = 0, NR = 0;  // register tile
     std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
     PackRows<T> pack_rows = nullptr;       // null: the portable packing in gemm.cpp
+    // The same for A stored transposed (K x M): `a` points at the sliver's
+    // first column, each k's MR values are contiguous, stride lda between k.
+    PackRows<T> pack_cols = nullptr;
 };
 
 struct KernelFamily {

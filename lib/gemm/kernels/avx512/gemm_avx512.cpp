@@ -125,6 +125,13 @@ void pack_rows_12(const float* a, std::int64_t lda, std::int64_t rows, std::int6
         for (std::int64_t i = 0; i < kMR; ++i) dst[k * kMR + i] = i < rows ? a[i * lda + k] : 0.0f;
 }
 
+// Packs 12 columns of a transposed A: per k one masked 12-lane load and one
+// full store (the next store overwrites its 4 spare lanes).
+void pack_cols_12(const float* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, float* dst) {
+    const __mmask16 valid = static_cast<__mmask16>((1u << rows) - 1);
+    for (std::int64_t k = 0; k < kc; ++k) _mm512_storeu_ps(dst + k * kMR, _mm512_maskz_loadu_ps(valid, a + k * lda));
+}
+
 // 12 independent chains cover FMA latency on two pipes.
 double fma_loop(std::int64_t iterations) {
     __m512 acc[12];
@@ -152,7 +159,7 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12},
+    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12, pack_cols_12},
             {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048}};
 }
 
