@@ -42,7 +42,7 @@ case "${1:-}" in
         install_missing
         build build -DFFNLAB_WERROR=ON
         ctest --test-dir build --output-on-failure -j "$JOBS"
-        build build-asan -DFFNLAB_WERROR=ON -DFFNLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+        build build-asan -DFFNLAB_WERROR=ON -DFFNLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
         ctest --test-dir build-asan --output-on-failure -j "$JOBS"
         ;;
     check)

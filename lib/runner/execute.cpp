@@ -144,9 +144,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["threads"] = pool.size();
     m["seeds"] = plan.seeds;
     m["runs"] = plan.runs.size();
-    Json ids = Json::array();
-    for (const auto& r : plan.runs) ids.push_back(r.id_hex());
-    m["run_ids"] = ids;
+    // Every run's resolved values (defaults filled in, sweep applied), so a
+    // single run can be reproduced from the manifest alone.
+    Json runs = Json::array();
+    for (const auto& r : plan.runs) runs.push_back({{"id", r.id_hex()}, {"values", r.values}});
+    m["resolved_runs"] = runs;
     m["started_utc"] = started;
     m["wall_seconds"] = wall;
     return result;
