@@ -27,8 +27,7 @@ Progress::~Progress() {
 void Progress::update(std::size_t done, std::size_t total) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (elapsed < 1.0 && done < total) return;
-    if (elapsed < 1.0 && !drawn_) return;
+    if (elapsed < 1.0) return;  // short sweeps stay silent
     const double eta = done ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
     std::fputs(fmt::format("\rruns {}/{}, {:.1f} s elapsed, ETA {:.1f} s   ", done, total, elapsed, eta).c_str(), stderr);
     drawn_ = true;
