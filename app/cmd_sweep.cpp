@@ -21,6 +21,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)");
     cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)");
+    cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     cmd->add_flag("--check", o.check, "Exit 1 when a value misses the document's (see the verdict column)");
@@ -63,11 +64,25 @@ int run_sweep(const SweepOptions& o) {
         Progress progress(!o.quiet);
         result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }, o.save_weights});
     }
+    std::vector<report::Table> shown;
+    for (const auto& name : o.tables) {
+        std::string known;
+        bool found = false;
+        for (const auto& t : result.tables) {
+            known += (known.empty() ? "" : ", ") + t.name();
+            if (t.name() == name) {
+                shown.push_back(t);
+                found = true;
+            }
+        }
+        if (!found) throw Error("--table " + name + ": experiment '" + plan.kind->name + "' has tables " + known);
+    }
+    if (o.tables.empty()) shown = result.tables;
     if (o.format == "json") {
-        std::cout << report::results_document(plan.kind->name, result.tables, result.manifest).dump(2) << "\n";
+        std::cout << report::results_document(plan.kind->name, shown, result.manifest).dump(2) << "\n";
     } else {
-        for (std::size_t i = 0; i < result.tables.size(); ++i) {
-            const auto& t = result.tables[i];
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            const auto& t = shown[i];
             if (o.format == "md") std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n" << to_markdown(t);
             else std::cout << (i ? "\n" : "") << "# " << t.name() << "\n" << to_csv(t);
         }

@@ -12,6 +12,7 @@ struct SweepOptions {
     std::string save_weights;
     std::string plot_dir;
     std::string format = "md";
+    std::vector<std::string> tables;  // print only these (all when empty)
     std::size_t threads = 0;
     bool check = false;
     bool quiet = false;
