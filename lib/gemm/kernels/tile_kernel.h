@@ -60,5 +60,29 @@ void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b
         }
 }
 
+// The machine's FMA peak for a vector width: Chains independent accumulator
+// chains (enough to cover FMA latency on two pipes), registers only, no
+// memory traffic. Returns the flops done.
+template <class S, int Chains>
+double fma_peak_loop(std::int64_t iterations) {
+    using T = typename S::T;
+    using V = typename S::V;
+    V acc[Chains];
+#pragma GCC unroll 16
+    for (int i = 0; i < Chains; ++i) acc[i] = S::set1(static_cast<T>(i));
+    const V x = S::set1(T(0.999999)), y = S::set1(T(1e-7));
+    for (std::int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 16
+        for (int i = 0; i < Chains; ++i) acc[i] = S::fmadd(acc[i], x, y);
+    V sum = acc[0];
+#pragma GCC unroll 16
+    for (int i = 1; i < Chains; ++i) sum = S::add(sum, acc[i]);
+    alignas(64) T lanes[S::W];
+    S::store(lanes, sum);
+    volatile T sink = lanes[0];  // keeps the loop from being optimised away
+    (void)sink;
+    return static_cast<double>(iterations) * Chains * S::W * 2;
+}
+
 }  // namespace
 }  // namespace ffn::gemm

@@ -24,22 +24,6 @@ namespace {
 
 constexpr int kMR = 6;
 
-// 10 independent chains cover FMA latency (4 cycles) on two pipes.
-double fma_loop(std::int64_t iterations) {
-    __m256 acc[10];
-#pragma GCC unroll 10
-    for (int i = 0; i < 10; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
-    const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
-    for (std::int64_t it = 0; it < iterations; ++it)
-#pragma GCC unroll 10
-        for (int i = 0; i < 10; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-    __m256 sum = acc[0];
-#pragma GCC unroll 10
-    for (int i = 1; i < 10; ++i) sum = _mm256_add_ps(sum, acc[i]);
-    volatile float sink = _mm256_cvtss_f32(sum);
-    (void)sink;
-    return static_cast<double>(iterations) * 10 * 8 * 2;
-}
 
 bool avx2_supported() {
     __builtin_cpu_init();
@@ -49,7 +33,7 @@ bool avx2_supported() {
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, fma_loop, {tile_kernel<F32x8, kMR>, small_gemm<F32x8, F32x8>, kMR, 16, 256, 120, 4096},
+    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>, {tile_kernel<F32x8, kMR>, small_gemm<F32x8, F32x8>, kMR, 16, 256, 120, 4096},
             {tile_kernel<F64x4, kMR>, small_gemm<F64x4, F64x4>, kMR, 8, 256, 60, 2048}};
 }
 

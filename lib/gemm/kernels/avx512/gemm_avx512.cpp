@@ -132,24 +132,6 @@ void pack_cols_12(const float* a, std::int64_t lda, std::int64_t rows, std::int6
     for (std::int64_t k = 0; k < kc; ++k) _mm512_storeu_ps(dst + k * kMR, _mm512_maskz_loadu_ps(valid, a + k * lda));
 }
 
-// 12 independent chains cover FMA latency on two pipes.
-double fma_loop(std::int64_t iterations) {
-    __m512 acc[12];
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
-    const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
-    for (std::int64_t it = 0; it < iterations; ++it)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
-    __m512 sum = acc[0];
-#pragma GCC unroll 12
-    for (int i = 1; i < 12; ++i) sum = _mm512_add_ps(sum, acc[i]);
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, sum);
-    volatile float sink = lanes[0] + lanes[15];
-    (void)sink;
-    return static_cast<double>(iterations) * 12 * 16 * 2;
-}
 
 bool avx512_supported() {
     __builtin_cpu_init();
@@ -159,7 +141,7 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_loop, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12, pack_cols_12},
+    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12, pack_cols_12},
             {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048}};
 }
 
