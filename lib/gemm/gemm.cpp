@@ -2,14 +2,15 @@
 // per-ISA micro-kernels come through dispatch.h.
 //
 //   for jc in N by NC:                  B panel KC x NC  -> L3
-//     for pc in K by KC:                pack B panel (shared by all threads)
-//       for ic in M by MC:   (threads)  pack A block MC x KC -> L2
-//         for jr in NC by NR: (threads) B sliver KC x NR   -> L1
+//     for pc in K by KC:                pack B panel
+//       for ic in M by MC:              pack A block MC x KC -> L2
+//         for jr in NC by NR:           B sliver KC x NR   -> L1
 //           for ir in MC by MR:         micro-kernel on an MR x NR tile of C
 //
-// Threads split the ic blocks and, when there are fewer blocks than threads,
-// the jr range. The K loop is never split, so every element of C is summed in
-// the same order for any thread count.
+// Threads each take one band of C (rows or columns, see choose_split) and run
+// the whole loop nest on it with their own packed copies. The K loop is never
+// split, so every element of C is summed in the same order for any thread
+// count.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -169,6 +170,82 @@ const KernelShape<double>& shape_of<double>(const KernelFamily& f) {
     return f.f64;
 }
 
+// Everything one gemm call shares between the threads that split it.
+template <class T>
+struct Operands {
+    Trans ta, tb;
+    std::int64_t K;
+    T alpha;
+    const T* A;
+    std::int64_t lda;
+    const T* B;
+    std::int64_t ldb;
+    T beta;
+    T* C;
+    std::int64_t ldc;
+    const Epilogue<T>* ep;
+    const KernelShape<T>* ks;
+};
+
+// Rows [i0, i1) and columns [j0, j1) of C.
+struct Region {
+    std::int64_t i0, i1, j0, j1;
+};
+
+// The whole blocked algorithm on one region of C, packing its own A and B:
+// the threads of one call never wait for each other.
+template <class T>
+void multiply_region(const Operands<T>& op, const Region& r) {
+    const KernelShape<T>& ks = *op.ks;
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC, K = op.K;
+    for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
+        const std::int64_t nc = std::min(NC, r.j1 - jc);
+        for (std::int64_t pc = 0; pc < K; pc += KC) {
+            const std::int64_t kc = std::min(KC, K - pc);
+            const T beta_here = pc == 0 ? op.beta : T(1);
+            const bool epilogue_here = pc + kc == K && !op.ep->empty();
+            T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>((nc + NR - 1) / NR * NR * kc));
+            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, packed_b);
+            for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
+                const std::int64_t mc = std::min(MC, r.i1 - ic);
+                // + 16: room for a vectorised packer's overhanging last store.
+                T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc + 16));
+                pack_a(op.ta, op.A, op.lda, ic, pc, mc, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
+                for (std::int64_t jr = 0; jr < nc; jr += NR) {
+                    const std::int64_t n = std::min(NR, nc - jr);
+                    for (std::int64_t ir = 0; ir < mc; ir += MR) {
+                        const std::int64_t m = std::min(MR, mc - ir);
+                        T* c = op.C + (ic + ir) * op.ldc + jc + jr;
+                        ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
+                        if (epilogue_here) apply_epilogue(*op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// How a multi-threaded call divides C: into bands of whole register tiles,
+// across rows (units of MR) or columns (units of NR), whichever leaves the
+// busiest thread the least work. On a tie the smaller operand is the one each
+// thread packs in full (a row split repacks B, a column split repacks A).
+struct Split {
+    bool by_rows;
+    std::int64_t units;
+};
+
+inline Split choose_split(std::int64_t M, std::int64_t N, std::int64_t MR, std::int64_t NR, std::size_t threads) {
+    const auto parts = static_cast<std::int64_t>(threads);
+    const std::int64_t row_units = (M + MR - 1) / MR, col_units = (N + NR - 1) / NR;
+    // The busiest thread's share of the work, as a fraction of the whole.
+    auto busiest = [&](std::int64_t units, std::int64_t unit, std::int64_t extent) {
+        return static_cast<double>(std::min(extent, (units + parts - 1) / parts * unit)) / static_cast<double>(extent);
+    };
+    const double rows = busiest(row_units, MR, M), cols = busiest(col_units, NR, N);
+    if (rows < cols || (rows == cols && N <= M)) return {true, row_units};
+    return {false, col_units};
+}
+
 }  // namespace
 
 template <class T>
@@ -184,63 +261,24 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
         if (!ep.empty()) apply_epilogue(ep, C, ldc, 0, 0, M, N);
         return;
     }
-    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC;
-
     const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
     const std::size_t threads = (ThreadPool::in_task() || macs < kParallelMinMacs) ? 1 : max_threads();
-    ThreadPool* pool = threads > 1 ? &pool_for(threads) : nullptr;
+    const Operands<T> op{ta, tb, K, alpha, A, lda, B, ldb, beta, C, ldc, &ep, &ks};
+    if (threads == 1) return multiply_region(op, {0, M, 0, N});
 
-    for (std::int64_t jc = 0; jc < N; jc += NC) {
-        const std::int64_t nc = std::min(NC, N - jc);
-        const std::int64_t slivers_b = (nc + NR - 1) / NR;
-        for (std::int64_t pc = 0; pc < K; pc += KC) {
-            const std::int64_t kc = std::min(KC, K - pc);
-            const T beta_here = pc == 0 ? beta : T(1);
-            const bool last_k = pc + kc == K;
-
-            T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(slivers_b * NR * kc));
-            auto pack_b_range = [&](std::int64_t s0, std::int64_t s1) {
-                const std::int64_t c0 = s0 * NR, c1 = std::min(nc, s1 * NR);
-                if (c1 > c0) pack_b(tb, B, ldb, pc, jc + c0, c1 - c0, kc, NR, packed_b + s0 * NR * kc);
-            };
-
-            // Tasks: every MC block of rows, each split into `split` ranges of
-            // B slivers when blocks alone would leave threads idle.
-            const std::int64_t blocks_m = (M + MC - 1) / MC;
-            const std::int64_t split = std::min<std::int64_t>(
-                slivers_b, std::max<std::int64_t>(1, (static_cast<std::int64_t>(threads) + blocks_m - 1) / blocks_m));
-            auto task = [&](std::size_t t) {
-                const std::int64_t ic = static_cast<std::int64_t>(t) / split * MC;
-                const std::int64_t part = static_cast<std::int64_t>(t) % split;
-                const std::int64_t mc = std::min(MC, M - ic);
-                const std::int64_t s0 = slivers_b * part / split, s1 = slivers_b * (part + 1) / split;
-                // + 16: room for a vectorised packer's overhanging last store.
-                T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc + 16));
-                pack_a(ta, A, lda, ic, pc, mc, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
-                for (std::int64_t s = s0; s < s1; ++s) {
-                    const std::int64_t jr = s * NR, n = std::min(NR, nc - jr);
-                    for (std::int64_t ir = 0; ir < mc; ir += MR) {
-                        const std::int64_t m = std::min(MR, mc - ir);
-                        T* c = C + (ic + ir) * ldc + jc + jr;
-                        ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, ldc, m, n, alpha, beta_here);
-                        if (last_k && !ep.empty()) apply_epilogue(ep, C, ldc, ic + ir, jc + jr, m, n);
-                    }
-                }
-            };
-            const std::size_t tasks = static_cast<std::size_t>(blocks_m * split);
-            if (pool) {
-                const auto chunks = static_cast<std::int64_t>(threads);
-                pool->parallel_for(threads, [&](std::size_t t) {
-                    const auto ti = static_cast<std::int64_t>(t);
-                    pack_b_range(slivers_b * ti / chunks, slivers_b * (ti + 1) / chunks);
-                });
-                pool->parallel_for(tasks, task);
-            } else {
-                pack_b_range(0, slivers_b);
-                for (std::size_t t = 0; t < tasks; ++t) task(t);
-            }
+    const Split split = choose_split(M, N, ks.MR, ks.NR, threads);
+    pool_for(threads).parallel_for(threads, [&](std::size_t t) {
+        const auto ti = static_cast<std::int64_t>(t), parts = static_cast<std::int64_t>(threads);
+        Region r{0, M, 0, N};
+        if (split.by_rows) {
+            r.i0 = std::min(M, split.units * ti / parts * ks.MR);
+            r.i1 = std::min(M, split.units * (ti + 1) / parts * ks.MR);
+        } else {
+            r.j0 = std::min(N, split.units * ti / parts * ks.NR);
+            r.j1 = std::min(N, split.units * (ti + 1) / parts * ks.NR);
         }
-    }
+        if (r.i1 > r.i0 && r.j1 > r.j0) multiply_region(op, r);
+    });
 }
 
 void set_max_threads(std::size_t threads) { g_max_threads.store(threads); }
