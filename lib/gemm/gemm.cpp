@@ -81,6 +81,18 @@ thread_local AlignedBuffer t_pack_a, t_pack_b;
 template <class T>
 void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_t p0, std::int64_t mc,
             std::int64_t kc, std::int64_t MR, PackRows<T> pack_rows, PackRows<T> pack_cols, T* dst) {
+    if (ta == Trans::yes && pack_cols) {
+        // A stored K x M: one sliver at a time would stride down kc rows of A
+        // (a new page each when M is large) for MR values apiece. A few rows
+        // at a time across all slivers reads A row by row instead.
+        constexpr std::int64_t kRowsPerPass = 16;
+        for (std::int64_t k0 = 0; k0 < kc; k0 += kRowsPerPass) {
+            const std::int64_t kk = std::min(kRowsPerPass, kc - k0);
+            for (std::int64_t s = 0; s < mc; s += MR)
+                pack_cols(A + (p0 + k0) * lda + i0 + s, lda, std::min(MR, mc - s), kk, dst + s * kc + k0 * MR);
+        }
+        return;
+    }
     for (std::int64_t s = 0; s < mc; s += MR) {
         const std::int64_t rows = std::min(MR, mc - s);
         if (ta == Trans::no && pack_rows) {
@@ -91,8 +103,6 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
                 for (std::int64_t r = 0; r < rows; ++r) d[r] = A[(i0 + s + r) * lda + p0 + k];
                 for (std::int64_t r = rows; r < MR; ++r) d[r] = T(0);
             }
-        } else if (pack_cols) {
-            pack_cols(A + p0 * lda + i0 + s, lda, rows, kc, dst);
         } else {
             // A stored K x M: each k gives MR contiguous values.
             for (std::int64_t k = 0; k < kc; ++k) {
@@ -110,23 +120,27 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
 template <class T>
 void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_t j0, std::int64_t nc,
             std::int64_t kc, std::int64_t NR, T* dst) {
-    for (std::int64_t s = 0; s < nc; s += NR) {
-        const std::int64_t cols = std::min(NR, nc - s);
-        if (tb == Trans::no) {
-            for (std::int64_t k = 0; k < kc; ++k) {
-                const T* src = B + (p0 + k) * ldb + j0 + s;
-                T* d = dst + k * NR;
-                for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
-                for (std::int64_t c = cols; c < NR; ++c) d[c] = T(0);
-            }
-        } else {
-            for (std::int64_t k = 0; k < kc; ++k) {
-                T* d = dst + k * NR;
-                for (std::int64_t c = 0; c < cols; ++c) d[c] = B[(j0 + s + c) * ldb + p0 + k];
-                for (std::int64_t c = cols; c < NR; ++c) d[c] = T(0);
+    const std::int64_t full = nc / NR * NR;
+    if (tb == Trans::no) {
+        // Row by row of B, so the reads are sequential (sliver by sliver would
+        // stride down kc rows of B, a new page each when N is large).
+        for (std::int64_t k = 0; k < kc; ++k) {
+            const T* src = B + (p0 + k) * ldb + j0;
+            for (std::int64_t s = 0; s < full; s += NR) std::copy_n(src + s, NR, dst + s * kc + k * NR);
+            if (full < nc) {
+                T* d = std::copy_n(src + full, nc - full, dst + full * kc + k * NR);
+                std::fill(d, d + (NR - (nc - full)), T(0));
             }
         }
-        dst += NR * kc;
+        return;
+    }
+    for (std::int64_t s = 0; s < nc; s += NR) {
+        const std::int64_t cols = std::min(NR, nc - s);
+        for (std::int64_t k = 0; k < kc; ++k) {
+            T* d = dst + s * kc + k * NR;
+            for (std::int64_t c = 0; c < cols; ++c) d[c] = B[(j0 + s + c) * ldb + p0 + k];
+            for (std::int64_t c = cols; c < NR; ++c) d[c] = T(0);
+        }
     }
 }
 
@@ -192,6 +206,18 @@ struct Region {
     std::int64_t i0, i1, j0, j1;
 };
 
+// The kernel touches its tile of C only after the k loop; asking for those
+// lines first lets them arrive while it runs instead of stalling at the end.
+// (Done here, not in the kernel: there the addresses cost registers the
+// accumulators need.)
+template <class T>
+void prefetch_tile(const T* c, std::int64_t ldc, std::int64_t m, std::int64_t n) {
+    for (std::int64_t i = 0; i < m; ++i) {
+        __builtin_prefetch(c + i * ldc, 1, 3);
+        __builtin_prefetch(c + i * ldc + n - 1, 1, 3);
+    }
+}
+
 // The whole blocked algorithm on one region of C, packing its own A and B:
 // the threads of one call never wait for each other.
 template <class T>
@@ -216,6 +242,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t m = std::min(MR, mc - ir);
                         T* c = op.C + (ic + ir) * op.ldc + jc + jr;
+                        prefetch_tile(c, op.ldc, m, n);
                         ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
                         if (epilogue_here) apply_epilogue(*op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
                     }

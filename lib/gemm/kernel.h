@@ -37,6 +37,8 @@ struct KernelShape {
     PackRows<T> pack_rows = nullptr;       // null: the portable packing in gemm.cpp
     // The same for A stored transposed (K x M): `a` points at the sliver's
     // first column, each k's MR values are contiguous, stride lda between k.
+    // The driver packs a few k at a time into the middle of a sliver, so this
+    // one must write nothing past dst + kc * MR.
     PackRows<T> pack_cols = nullptr;
 };
 

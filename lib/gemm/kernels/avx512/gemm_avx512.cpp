@@ -126,10 +126,15 @@ void pack_rows_12(const float* a, std::int64_t lda, std::int64_t rows, std::int6
 }
 
 // Packs 12 columns of a transposed A: per k one masked 12-lane load and one
-// full store (the next store overwrites its 4 spare lanes).
+// store.
 void pack_cols_12(const float* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, float* dst) {
     const __mmask16 valid = static_cast<__mmask16>((1u << rows) - 1);
-    for (std::int64_t k = 0; k < kc; ++k) _mm512_storeu_ps(dst + k * kMR, _mm512_maskz_loadu_ps(valid, a + k * lda));
+    if (kc <= 0) return;
+    // Each full store runs 4 floats into the next k's slot, which that k then
+    // overwrites; the last one is masked so nothing past this call's kc changes.
+    for (std::int64_t k = 0; k + 1 < kc; ++k) _mm512_storeu_ps(dst + k * kMR, _mm512_maskz_loadu_ps(valid, a + k * lda));
+    const std::int64_t last = kc - 1;
+    _mm512_mask_storeu_ps(dst + last * kMR, 0x0fff, _mm512_maskz_loadu_ps(valid, a + last * lda));
 }
 
 
