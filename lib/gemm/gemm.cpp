@@ -47,9 +47,10 @@ bool is_small(std::int64_t M, std::int64_t N, std::int64_t K) {
            M <= 2;
 }
 
-// Below about a million multiply-adds, waking a second thread costs more
-// than it saves.
-constexpr double kParallelMinMacs = 1 << 23;
+// Below about a million multiply-adds (some 10 us on one core) waking a
+// second thread costs more than it saves. Above it a late worker costs little:
+// the caller takes the other band itself when it gets there first.
+constexpr double kParallelMinMacs = 1 << 20;
 
 // ---------------------------------------------------------------------------
 // Packing buffers: 64-byte aligned, grown on demand, one set per thread and
