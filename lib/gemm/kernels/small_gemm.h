@@ -12,8 +12,8 @@
 //  - columns: C[i..i+W, j) from op(A)'s contiguous columns, along M, for
 //             thin outputs (N <= 4);
 //  - dots:    C[i, j] = op(A)[i, :] . op(B)[:, j] along K, when both are
-//             contiguous in k.
-// Long k loops (K >= 8) keep four accumulator chains (k mod 4), added
+//             contiguous in k, W rows reduced together.
+// In the rows and columns forms long k loops (K >= 8) keep four accumulator chains (k mod 4), added
 // pairwise at the end, so FMA latency does not serialise them.
 #include <algorithm>
 #include <cstdint>
@@ -172,57 +172,59 @@ template <class S, bool Accumulate>
         }
 }
 
-// One dot product per output, four rows at a time so each chunk of op(B)'s
-// column is loaded once for four rows. Per row the sum is the same: even
-// chunks in one accumulator, odd in another, a masked tail, then one
-// horizontal sum.
+// W rows' dot products with b, as one vector of W sums: each row sums its k
+// chunks into one vector (W rows are W independent FMA chains), then one
+// transposing reduction. Full = false: only the first `rows` rows exist and
+// the others stay zero, with every present row summed in the same order.
+template <class S, bool Full>
+inline typename S::V dots_block(const typename S::T* a, std::int64_t a_i, const typename S::T* b, std::int64_t K,
+                                int rows) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    V acc[W];
+#pragma GCC unroll 8
+    for (int r = 0; r < W; ++r) acc[r] = S::zero();
+    std::int64_t k = 0;
+    for (; k + W <= K; k += W) {
+        const V bk = S::loadu(b + k);
+#pragma GCC unroll 8
+        for (int r = 0; r < W; ++r)
+            if (Full || r < rows) acc[r] = S::fmadd(S::loadu(a + r * a_i + k), bk, acc[r]);
+    }
+    if (k < K) {
+        const int n = static_cast<int>(K - k);
+        const V bk = S::loadn(b + k, n);
+#pragma GCC unroll 8
+        for (int r = 0; r < W; ++r)
+            if (Full || r < rows) acc[r] = S::fmadd(S::loadn(a + r * a_i + k, n), bk, acc[r]);
+    }
+    return S::hsum_rows(acc);
+}
+
+// One dot product per output, W rows at a time (see dots_block), so a row's
+// sum does not depend on where the row falls.
 template <class S>
 [[gnu::noinline]] void small_dots(std::int64_t M, std::int64_t N, std::int64_t K, typename S::T alpha,
                                   const typename S::T* A, std::int64_t a_i, const typename S::T* B, std::int64_t b_j,
                                   typename S::T beta, typename S::T* C, std::int64_t ldc) {
+    using T = typename S::T;
     using V = typename S::V;
     constexpr int W = S::W;
-    constexpr int R = 4;
+    const V va = S::set1(alpha), vb = S::set1(beta);
     for (std::int64_t j = 0; j < N; ++j) {
-        const typename S::T* b = B + j * b_j;
-        std::int64_t i = 0;
-        for (; i + R <= M; i += R) {
-            const typename S::T* a = A + i * a_i;
-            V even[R], odd[R];
-#pragma GCC unroll 4
-            for (int r = 0; r < R; ++r) even[r] = odd[r] = S::zero();
-            std::int64_t k = 0;
-            for (; k + 2 * W <= K; k += 2 * W) {
-                const V b0 = S::loadu(b + k), b1 = S::loadu(b + k + W);
-#pragma GCC unroll 4
-                for (int r = 0; r < R; ++r) {
-                    even[r] = S::fmadd(S::loadu(a + r * a_i + k), b0, even[r]);
-                    odd[r] = S::fmadd(S::loadu(a + r * a_i + k + W), b1, odd[r]);
-                }
+        const T* b = B + j * b_j;
+        for (std::int64_t i = 0; i < M; i += W) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(W, M - i));
+            const T* a = A + i * a_i;
+            const V sums = S::mul(va, rows == W ? dots_block<S, true>(a, a_i, b, K, W) : dots_block<S, false>(a, a_i, b, K, rows));
+            T* c = C + i * ldc + j;
+            if (ldc == 1) {
+                S::storen(c, beta == T(0) ? sums : S::add(sums, S::mul(vb, S::loadn(c, rows))), rows);
+            } else {
+                alignas(64) T lanes[W];
+                S::storeu(lanes, sums);
+                for (int r = 0; r < rows; ++r) c[r * ldc] = beta == T(0) ? lanes[r] : lanes[r] + beta * c[r * ldc];
             }
-            for (; k < K; k += W) {
-                const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
-                const V bk = S::loadn(b + k, n);
-#pragma GCC unroll 4
-                for (int r = 0; r < R; ++r) even[r] = S::fmadd(S::loadn(a + r * a_i + k, n), bk, even[r]);
-            }
-#pragma GCC unroll 4
-            for (int r = 0; r < R; ++r)
-                small_detail::store_scaled(C + (i + r) * ldc + j, S::hsum(S::add(even[r], odd[r])), alpha, beta);
-        }
-        for (; i < M; ++i) {
-            const typename S::T* a = A + i * a_i;
-            V even = S::zero(), odd = S::zero();
-            std::int64_t k = 0;
-            for (; k + 2 * W <= K; k += 2 * W) {
-                even = S::fmadd(S::loadu(a + k), S::loadu(b + k), even);
-                odd = S::fmadd(S::loadu(a + k + W), S::loadu(b + k + W), odd);
-            }
-            for (; k < K; k += W) {
-                const int n = static_cast<int>(std::min<std::int64_t>(W, K - k));
-                even = S::fmadd(S::loadn(a + k, n), S::loadn(b + k, n), even);
-            }
-            small_detail::store_scaled(C + i * ldc + j, S::hsum(S::add(even, odd)), alpha, beta);
         }
     }
 }

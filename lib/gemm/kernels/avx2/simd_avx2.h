@@ -30,11 +30,12 @@ struct F32x8 {
     static __m256i mask(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
     static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n)); }
     static void storen(T* p, V v, int n) { n == W ? _mm256_storeu_ps(p, v) : _mm256_maskstore_ps(p, mask(n), v); }
-    // Pairwise tree: halves, then quarters, then the last pair.
-    static T hsum(V v) {
-        __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-        return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+    // Lane r of the result is the sum of the lanes of p[r], each summed as
+    // ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)): one order for every r.
+    static V hsum_rows(const V* p) {
+        const V q0 = _mm256_hadd_ps(_mm256_hadd_ps(p[0], p[1]), _mm256_hadd_ps(p[2], p[3]));
+        const V q1 = _mm256_hadd_ps(_mm256_hadd_ps(p[4], p[5]), _mm256_hadd_ps(p[6], p[7]));
+        return _mm256_add_ps(_mm256_permute2f128_ps(q0, q1, 0x20), _mm256_permute2f128_ps(q0, q1, 0x31));
     }
 };
 
@@ -54,9 +55,10 @@ struct F64x4 {
     static __m256i mask(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
     static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, mask(n)); }
     static void storen(T* p, V v, int n) { n == W ? _mm256_storeu_pd(p, v) : _mm256_maskstore_pd(p, mask(n), v); }
-    static T hsum(V v) {
-        __m128d x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-        return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
+    // Lane r: (l0 + l1) + (l2 + l3) of p[r].
+    static V hsum_rows(const V* p) {
+        const V h01 = _mm256_hadd_pd(p[0], p[1]), h23 = _mm256_hadd_pd(p[2], p[3]);
+        return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
     }
 };
 

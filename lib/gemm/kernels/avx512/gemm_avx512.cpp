@@ -45,15 +45,6 @@ struct F32x16 {
     // Full vectors skip the mask: masked stores are slow on some cores (AMD).
     static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask(n), p); }
     static void storen(T* p, V v, int n) { n == W ? _mm512_storeu_ps(p, v) : _mm512_mask_storeu_ps(p, mask(n), v); }
-    // Pairwise tree over the four 128-bit quarters, then within one. (Through
-    // memory: GCC 12's lane-extract intrinsics trip -Wmaybe-uninitialized.)
-    static T hsum(V v) {
-        alignas(64) float q[16];
-        _mm512_store_ps(q, v);
-        __m128 x = _mm_add_ps(_mm_add_ps(_mm_load_ps(q), _mm_load_ps(q + 4)), _mm_add_ps(_mm_load_ps(q + 8), _mm_load_ps(q + 12)));
-        x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-        return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
-    }
 };
 
 struct F64x8 {
@@ -72,12 +63,6 @@ struct F64x8 {
     static __mmask8 mask(int n) { return static_cast<__mmask8>((1u << n) - 1); }
     static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(mask(n), p); }
     static void storen(T* p, V v, int n) { n == W ? _mm512_storeu_pd(p, v) : _mm512_mask_storeu_pd(p, mask(n), v); }
-    static T hsum(V v) {
-        alignas(64) double q[8];
-        _mm512_store_pd(q, v);
-        __m128d x = _mm_add_pd(_mm_add_pd(_mm_load_pd(q), _mm_load_pd(q + 2)), _mm_add_pd(_mm_load_pd(q + 4), _mm_load_pd(q + 6)));
-        return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
-    }
 };
 
 // Packs 12 rows of A k-major: 16 k at a time, the 12 rows (plus 4 zero rows)
