@@ -147,17 +147,24 @@ void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_
 
 // ---------------------------------------------------------------------------
 
+// The epilogue on an m x n block of C at (i0, j0): bias and pointwise op by
+// the family's SIMD finish when it has one, else by the loops below (which
+// define the results: finish must match them bitwise), then rowwise.
 template <class T>
-void apply_epilogue(const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t i0, std::int64_t j0, std::int64_t m,
-                    std::int64_t n) {
-    if (ep.bias && n == 1 && ldc == 1) {
-        // A single output column: one flat loop the compiler vectorises.
-        const T b = ep.bias[j0];
-        for (std::int64_t i = i0; i < i0 + m; ++i) C[i + j0] += b;
-    } else if (ep.bias) {
+void apply_epilogue(const KernelShape<T>& ks, const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t i0,
+                    std::int64_t j0, std::int64_t m, std::int64_t n) {
+    if (ks.finish) {
+        ks.finish(ep, C, ldc, i0, j0, m, n);
+    } else if (ep.bias || ep.pointwise != Pointwise::none) {
         for (std::int64_t i = i0; i < i0 + m; ++i) {
             T* row = C + i * ldc + j0;
-            for (std::int64_t j = 0; j < n; ++j) row[j] += ep.bias[j0 + j];
+            const T* aux = ep.pointwise == Pointwise::relu_grad ? ep.aux + i * ep.ld_aux + j0 : nullptr;
+            for (std::int64_t j = 0; j < n; ++j) {
+                T v = ep.bias ? row[j] + ep.bias[j0 + j] : row[j];
+                if (ep.pointwise == Pointwise::relu) v = v > T(0) ? v : T(0);
+                if (ep.pointwise == Pointwise::relu_grad) v = aux[j] > T(0) ? v : T(0);
+                row[j] = v;
+            }
         }
     }
     if (!ep.rowwise) return;
@@ -168,10 +175,11 @@ void apply_epilogue(const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t 
 
 // C = beta * C (+ epilogue): the whole product when K == 0 or alpha == 0.
 template <class T>
-void scale_only(std::int64_t M, std::int64_t N, T beta, T* C, std::int64_t ldc, const Epilogue<T>& ep) {
+void scale_only(const KernelShape<T>& ks, std::int64_t M, std::int64_t N, T beta, T* C, std::int64_t ldc,
+                const Epilogue<T>& ep) {
     for (std::int64_t i = 0; i < M; ++i)
         for (std::int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
-    if (!ep.empty()) apply_epilogue(ep, C, ldc, 0, 0, M, N);
+    if (!ep.empty()) apply_epilogue(ks, ep, C, ldc, 0, 0, M, N);
 }
 
 template <class T>
@@ -245,7 +253,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                         T* c = op.C + (ic + ir) * op.ldc + jc + jr;
                         prefetch_tile(c, op.ldc, m, n);
                         ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
-                        if (epilogue_here) apply_epilogue(*op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
+                        if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
                     }
                 }
             }
@@ -281,12 +289,11 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
           const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, const Epilogue<T>& ep) {
     if (M < 0 || N < 0 || K < 0) throw std::invalid_argument("gemm: negative dimension");
     if (M == 0 || N == 0) return;
-    if (K == 0 || alpha == T(0)) return scale_only(M, N, beta, C, ldc, ep);
-
     const KernelShape<T>& ks = shape_of<T>(active_family());
+    if (K == 0 || alpha == T(0)) return scale_only(ks, M, N, beta, C, ldc, ep);
     if (is_small(M, N, K)) {
         ks.small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (!ep.empty()) apply_epilogue(ep, C, ldc, 0, 0, M, N);
+        if (!ep.empty()) apply_epilogue(ks, ep, C, ldc, 0, 0, M, N);
         return;
     }
     const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);

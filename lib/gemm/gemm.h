@@ -18,19 +18,30 @@ namespace ffn::gemm {
 
 enum class Trans : bool { no = false, yes = true };
 
-// Work applied to each finished row segment of C while it is still in cache:
-// first `bias[j]` is added to column j (when bias is set), then
-// `rowwise(row, i, j0, n, context)` may transform the n values row[0..n) of row
-// i starting at column j0 (an activation, a copy of the pre-activation...).
-// Each element is visited exactly once, after its sum is complete. When C is
-// contiguous (ldc == N), several whole rows may come as one segment starting
-// at (i, 0), so a context must index its own arrays as i * N + j0 + offset.
+// Pointwise ops the kernels apply themselves, in SIMD, while a block of C is
+// still in cache (the ones whose whole cost is the pass over memory):
+//   relu:      C = C > 0 ? C : 0
+//   relu_grad: C = aux > 0 ? C : 0, with aux an M x N matrix (row stride
+//              ld_aux): ReLU's backward, aux its output or pre-activation.
+enum class Pointwise : unsigned char { none, relu, relu_grad };
+
+// Work applied to each finished block of C while it is still in cache, in
+// this order: `bias[j]` is added to column j (when bias is set); the
+// pointwise op; then `rowwise(row, i, j0, n, context)` may transform the n
+// values row[0..n) of row i starting at column j0 (an activation without a
+// built-in op, a copy of the pre-activation...). Each element is visited
+// exactly once, after its sum is complete. When C is contiguous (ldc == N),
+// several whole rows may come to rowwise as one segment starting at (i, 0),
+// so a context must index its own arrays as i * N + j0 + offset.
 template <class T>
 struct Epilogue {
     const T* bias = nullptr;
+    Pointwise pointwise = Pointwise::none;
+    const T* aux = nullptr;
+    std::int64_t ld_aux = 0;
     void (*rowwise)(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* context) = nullptr;
     void* context = nullptr;
-    bool empty() const { return bias == nullptr && rowwise == nullptr; }
+    bool empty() const { return bias == nullptr && pointwise == Pointwise::none && rowwise == nullptr; }
 };
 
 template <class T>

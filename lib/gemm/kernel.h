@@ -28,6 +28,12 @@ using SmallGemm = void (*)(Trans ta, Trans tb, std::int64_t M, std::int64_t N, s
 template <class T>
 using PackRows = void (*)(const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, T* dst);
 
+// Bias and pointwise op of an epilogue on an m x n block of C at (i0, j0),
+// bitwise equal to the portable loop in gemm.cpp (kernels/finish.h).
+template <class T>
+using Finish = void (*)(const Epilogue<T>& ep, T* C, std::int64_t ldc, std::int64_t i0, std::int64_t j0,
+                        std::int64_t m, std::int64_t n);
+
 template <class T>
 struct KernelShape {
     MicroKernel<T> kernel = nullptr;
@@ -40,6 +46,7 @@ struct KernelShape {
     // The driver packs a few k at a time into the middle of a sliver, so this
     // one must write nothing past dst + kc * MR.
     PackRows<T> pack_cols = nullptr;
+    Finish<T> finish = nullptr;  // null: the portable loop in gemm.cpp
 };
 
 struct KernelFamily {

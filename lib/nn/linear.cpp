@@ -64,7 +64,9 @@ void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, co
     gemm::Epilogue<T> ep;
     ep.bias = layer.has_bias() ? layer.bias.data() : nullptr;
     ForwardContext<T> ctx{};
-    if (act && *act != Activation::identity) {
+    if (act && *act == Activation::relu && !pre) {
+        ep.pointwise = gemm::Pointwise::relu;  // in the kernels' SIMD epilogue
+    } else if (act && *act != Activation::identity) {
         if (pre) ensure_shape(*pre, tokens, out);
         ctx = {*act, pre ? pre->data() : nullptr, i64(out)};
         ep.rowwise = forward_rows<T>;
@@ -99,7 +101,12 @@ void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T
     if (beta == T(0)) ensure_shape(dX, tokens, in);
     gemm::Epilogue<T> ep;
     BackwardContext<T> ctx{};
-    if (act && *act != Activation::identity) {
+    if (act && *act == Activation::relu) {
+        // relu'(z) > 0 exactly where z > 0, and where relu(z) > 0: z may be either.
+        ep.pointwise = gemm::Pointwise::relu_grad;
+        ep.aux = z->data();
+        ep.ld_aux = i64(in);
+    } else if (act && *act != Activation::identity) {
         ctx = {*act, z->data(), i64(in)};
         ep.rowwise = backward_rows<T>;
         ep.context = &ctx;

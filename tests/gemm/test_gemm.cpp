@@ -2,6 +2,7 @@
 // double-accumulated reference written independently of the library.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -176,6 +177,56 @@ TEST_CASE("the epilogue adds the bias and then applies the row function once per
             REQUIRE(visits[i * N + j] == 1);
             REQUIRE(C[i * N + j] == -(9.5f + static_cast<float>(j)));  // 19 * 0.5 exactly
         }
+}
+
+// The kernels' own bias + relu / relu_grad must equal, bit for bit, the
+// plain product followed by the definition in gemm.h: shapes through the small
+// path (narrow rows walked flat, n dividing the vector width or not) and the
+// packed one, C contiguous or padded, aux holding NaN, -0 and exact zeros.
+TEST_CASE_TEMPLATE("built-in pointwise epilogues equal their definition bitwise on every ISA", T, float, double) {
+    for_every_isa([] {
+        for (const Case c : {Case{400, 2, 1, false, true, 1.0, 0.0, 0}, Case{400, 3, 1, false, true, 1.0, 0.0, 0},
+                             Case{400, 16, 1, false, true, 1.0, 0.0, 0}, Case{401, 20, 5, false, false, 1.0, 0.0, 2},
+                             Case{130, 1, 7, false, false, 1.0, 0.0, 0}, Case{150, 70, 90, false, true, 1.0, 0.0, 0},
+                             Case{150, 70, 90, true, false, -0.5, 1.0, 3}}) {
+            CAPTURE(c.M);
+            CAPTURE(c.N);
+            CAPTURE(c.K);
+            auto o = make_operands<T>(c);
+            if (c.beta == 0) std::fill(o.C.begin(), o.C.end(), T(0));
+            ffn::Rng rng(11);
+            std::vector<T> bias(static_cast<std::size_t>(c.N)), aux(o.C.size());
+            for (auto& b : bias) b = static_cast<T>(rng.uniform(-1, 1));
+            for (std::size_t t = 0; t < aux.size(); ++t)
+                aux[t] = t % 7 == 0 ? T(0) : t % 11 == 0 ? -T(0) : t % 13 == 0 ? std::numeric_limits<T>::quiet_NaN()
+                                                                              : static_cast<T>(rng.uniform(-1, 1));
+            const auto plain = run(c, o);
+            for (const auto op : {ffn::gemm::Pointwise::none, ffn::gemm::Pointwise::relu, ffn::gemm::Pointwise::relu_grad}) {
+                for (const bool with_bias : {false, true}) {
+                    ffn::gemm::Epilogue<T> ep;
+                    ep.bias = with_bias ? bias.data() : nullptr;
+                    ep.pointwise = op;
+                    ep.aux = aux.data();
+                    ep.ld_aux = o.ldc;
+                    auto C = o.C;
+                    ffn::gemm::gemm<T>(c.ta ? Trans::yes : Trans::no, c.tb ? Trans::yes : Trans::no, c.M, c.N, c.K,
+                                       static_cast<T>(c.alpha), o.A.data(), o.lda, o.B.data(), o.ldb,
+                                       static_cast<T>(c.beta), C.data(), o.ldc, ep);
+                    for (int i = 0; i < c.M; ++i)
+                        for (int j = 0; j < o.ldc; ++j) {
+                            const std::size_t t = static_cast<std::size_t>(i * o.ldc + j);
+                            T want = plain[t];
+                            if (j < c.N) {
+                                if (with_bias) want = want + bias[static_cast<std::size_t>(j)];
+                                if (op == ffn::gemm::Pointwise::relu) want = want > T(0) ? want : T(0);
+                                if (op == ffn::gemm::Pointwise::relu_grad) want = aux[t] > T(0) ? want : T(0);
+                            }
+                            REQUIRE(std::memcmp(&want, &C[t], sizeof(T)) == 0);
+                        }
+                }
+            }
+        }
+    });
 }
 
 TEST_CASE("FFNLAB_ISA names and set_isa refuse what the machine lacks") {

@@ -26,6 +26,9 @@ struct F32x8 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    // x > 0 ? x : 0, NaN to 0 (max returns its second operand on NaN).
+    static V relu(V x) { return _mm256_max_ps(x, zero()); }
+    static V where_positive(V test, V x) { return _mm256_and_ps(x, _mm256_cmp_ps(test, zero(), _CMP_GT_OQ)); }
     // The first n lanes (n <= W); the others read as zero and are not written.
     static __m256i mask(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
     static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n)); }
@@ -52,6 +55,8 @@ struct F64x4 {
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static V relu(V x) { return _mm256_max_pd(x, zero()); }
+    static V where_positive(V test, V x) { return _mm256_and_pd(x, _mm256_cmp_pd(test, zero(), _CMP_GT_OQ)); }
     static __m256i mask(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
     static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, mask(n)); }
     static void storen(T* p, V v, int n) { n == W ? _mm256_storeu_pd(p, v) : _mm256_maskstore_pd(p, mask(n), v); }

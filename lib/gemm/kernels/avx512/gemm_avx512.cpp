@@ -17,6 +17,7 @@
 #include <immintrin.h>
 
 #include "gemm/kernel.h"
+#include "gemm/kernels/finish.h"
 #include "gemm/kernels/small_gemm.h"
 #include "gemm/kernels/avx2/simd_avx2.h"
 #include "gemm/kernels/tile_kernel.h"
@@ -40,6 +41,9 @@ struct F32x16 {
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    // x > 0 ? x : 0, NaN to 0 (max returns its second operand on NaN).
+    static V relu(V x) { return _mm512_max_ps(x, zero()); }
+    static V where_positive(V test, V x) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(test, zero(), _CMP_GT_OQ), x); }
     // The first n lanes (n <= W); the others read as zero and are not written.
     static __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1); }
     // Full vectors skip the mask: masked stores are slow on some cores (AMD).
@@ -60,6 +64,8 @@ struct F64x8 {
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static V relu(V x) { return _mm512_max_pd(x, zero()); }
+    static V where_positive(V test, V x) { return _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(test, zero(), _CMP_GT_OQ), x); }
     static __mmask8 mask(int n) { return static_cast<__mmask8>((1u << n) - 1); }
     static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(mask(n), p); }
     static void storen(T* p, V v, int n) { n == W ? _mm512_storeu_pd(p, v) : _mm512_mask_storeu_pd(p, mask(n), v); }
@@ -131,8 +137,8 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12, pack_cols_12},
-            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048}};
+    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 256, 144, 4096, pack_rows_12, pack_cols_12, finish_block<F32x16>},
+            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048, nullptr, nullptr, finish_block<F64x8>}};
 }
 
 }  // namespace ffn::gemm
