@@ -13,13 +13,25 @@ double mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, nn::Matrix<
     if (Y.shape() != target.shape()) throw Error("mse loss: output and target shapes differ");
     nn::ensure_shape(grad, Y.shape()[0], Y.shape()[1]);
     const T scale = T(2) / static_cast<T>(Y.size());
-    double sum = 0;
-    for (std::size_t i = 0; i < Y.size(); ++i) {
-        const T diff = Y.data()[i] - target.data()[i];
-        sum += static_cast<double>(diff) * static_cast<double>(diff);
-        grad.data()[i] = scale * diff;
+    // Four running sums (element i into sum i mod 4), so the adds do not wait
+    // on each other: one chain made this loop latency-bound.
+    double sum[4] = {0, 0, 0, 0};
+    const std::size_t n = Y.size();
+    const T *y = Y.data(), *t = target.data();
+    T* g = grad.data();
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (std::size_t l = 0; l < 4; ++l) {
+            const T diff = y[i + l] - t[i + l];
+            sum[l] += static_cast<double>(diff) * static_cast<double>(diff);
+            g[i + l] = scale * diff;
+        }
+    for (std::size_t l = 0; i < n; ++i, ++l) {
+        const T diff = y[i] - t[i];
+        sum[l] += static_cast<double>(diff) * static_cast<double>(diff);
+        g[i] = scale * diff;
     }
-    return sum / static_cast<double>(Y.size());
+    return ((sum[0] + sum[1]) + (sum[2] + sum[3])) / static_cast<double>(n);
 }
 
 template <class T>
