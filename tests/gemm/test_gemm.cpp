@@ -127,6 +127,22 @@ TEST_CASE_TEMPLATE("gemm matches a double reference on odd shapes for every ISA"
     });
 }
 
+// The width sweep's thin products, unpadded so the small path's flat forms
+// (rows narrower than a vector, walked as one array) are the ones that run:
+// 400 x 1 by 1 x m, 400 x m by m x 1, and their backward products.
+TEST_CASE_TEMPLATE("gemm matches a double reference on the width sweep's thin shapes for every ISA", T, float, double) {
+    for_every_isa([] {
+        for (int M : {1, 5, 400, 401})
+            for (int m : {1, 2, 3, 4, 8, 16, 32})
+                for (bool t : {false, true}) {
+                    check_case<T>({M, m, 1, false, t, 1.0, 0.0, 0});  // x w^T: the first layer
+                    check_case<T>({M, 1, m, false, t, 1.0, 0.0, 0});  // h v^T: the second layer
+                    check_case<T>({m, 1, M, true, t, 1.0, 0.0, 0});   // dZ^T x: the first layer's weights
+                    check_case<T>({1, m, M, true, false, 1.0, 0.0, 0});  // dy^T h: the second layer's
+                }
+    });
+}
+
 TEST_CASE_TEMPLATE("gemm alpha and beta follow BLAS: beta 0 never reads C and alpha 0 scales C", T, float, double) {
     for_every_isa([] {
         for (double alpha : {0.0, 1.0, -0.5})

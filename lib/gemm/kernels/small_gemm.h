@@ -235,8 +235,23 @@ template <class S>
 template <class S>
 [[gnu::noinline]] void small_outer(std::int64_t M, std::int64_t N, const typename S::T* A, std::int64_t a_i,
                                    const typename S::T* B, typename S::T* C, std::int64_t ldc) {
+    using T = typename S::T;
     using V = typename S::V;
     constexpr int W = S::W;
+    if (ldc == N && a_i == 1 && N < W && W % N == 0) {
+        // Rows narrower than a vector: W / N rows per vector of the flat C,
+        // each lane a[row] * b[column] from a repeated and B tiled.
+        const int group = static_cast<int>(N), rows_per_vector = W / group;
+        alignas(64) T tiled[W];
+        for (int l = 0; l < W; ++l) tiled[l] = B[l % group];
+        const V b = S::loadu(tiled);
+        const typename S::Index idx = S::repeat_index(group);
+        for (std::int64_t i = 0; i < M; i += rows_per_vector) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(rows_per_vector, M - i));
+            S::storen(C + i * N, S::mul(S::repeat(S::loadn(A + i, rows), idx), b), rows * group);
+        }
+        return;
+    }
     for (std::int64_t i = 0; i < M; ++i) {
         const V a = S::set1(A[i * a_i]);
         typename S::T* c = C + i * ldc;

@@ -28,6 +28,14 @@ struct F32x8 {
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
     // x > 0 ? x : 0, NaN to 0 (max returns its second operand on NaN).
     static V relu(V x) { return _mm256_max_ps(x, zero()); }
+    // Lane l of repeat(v, repeat_index(g)) is lane l / g of v.
+    using Index = __m256i;
+    static Index repeat_index(int group) {
+        alignas(32) int idx[W];
+        for (int l = 0; l < W; ++l) idx[l] = l / group;
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+    }
+    static V repeat(V v, Index idx) { return _mm256_permutevar8x32_ps(v, idx); }
     static V where_positive(V test, V x) { return _mm256_and_ps(x, _mm256_cmp_ps(test, zero(), _CMP_GT_OQ)); }
     // The first n lanes (n <= W); the others read as zero and are not written.
     static __m256i mask(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
@@ -56,6 +64,14 @@ struct F64x4 {
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
     static V relu(V x) { return _mm256_max_pd(x, zero()); }
+    // AVX2 has no variable double permute: move each double as its two floats.
+    using Index = __m256i;
+    static Index repeat_index(int group) {
+        alignas(32) int idx[2 * W];
+        for (int l = 0; l < W; ++l) idx[2 * l] = 2 * (l / group), idx[2 * l + 1] = 2 * (l / group) + 1;
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+    }
+    static V repeat(V v, Index idx) { return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx)); }
     static V where_positive(V test, V x) { return _mm256_and_pd(x, _mm256_cmp_pd(test, zero(), _CMP_GT_OQ)); }
     static __m256i mask(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
     static V loadn(const T* p, int n) { return n == W ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, mask(n)); }

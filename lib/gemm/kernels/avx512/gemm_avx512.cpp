@@ -43,6 +43,14 @@ struct F32x16 {
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
     // x > 0 ? x : 0, NaN to 0 (max returns its second operand on NaN).
     static V relu(V x) { return _mm512_max_ps(x, zero()); }
+    // Lane l of repeat(v, repeat_index(g)) is lane l / g of v.
+    using Index = __m512i;
+    static Index repeat_index(int group) {
+        alignas(64) int idx[W];
+        for (int l = 0; l < W; ++l) idx[l] = l / group;
+        return _mm512_load_si512(idx);
+    }
+    static V repeat(V v, Index idx) { return _mm512_permutexvar_ps(idx, v); }
     static V where_positive(V test, V x) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(test, zero(), _CMP_GT_OQ), x); }
     // The first n lanes (n <= W); the others read as zero and are not written.
     static __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1); }
@@ -65,6 +73,13 @@ struct F64x8 {
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
     static V relu(V x) { return _mm512_max_pd(x, zero()); }
+    using Index = __m512i;
+    static Index repeat_index(int group) {
+        alignas(64) long long idx[W];
+        for (int l = 0; l < W; ++l) idx[l] = l / group;
+        return _mm512_load_si512(idx);
+    }
+    static V repeat(V v, Index idx) { return _mm512_permutexvar_pd(idx, v); }
     static V where_positive(V test, V x) { return _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(test, zero(), _CMP_GT_OQ), x); }
     static __mmask8 mask(int n) { return static_cast<__mmask8>((1u << n) - 1); }
     static V loadn(const T* p, int n) { return n == W ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(mask(n), p); }
