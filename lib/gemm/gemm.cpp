@@ -47,6 +47,10 @@ bool is_small(std::int64_t M, std::int64_t N, std::int64_t K) {
            M <= 2;
 }
 
+// Elements of C per band when the small path runs an epilogue (16 KiB of
+// floats: a third of L1d, leaving room for the operands).
+constexpr std::int64_t kSmallBandElements = 4096;
+
 // Below about a million multiply-adds (some 10 us on one core) waking a
 // second thread costs more than it saves. Above it a late worker costs little:
 // the caller takes the other band itself when it gets there first.
@@ -292,8 +296,17 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
     const KernelShape<T>& ks = shape_of<T>(active_family());
     if (K == 0 || alpha == T(0)) return scale_only(ks, M, N, beta, C, ldc, ep);
     if (is_small(M, N, K)) {
-        ks.small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (!ep.empty()) apply_epilogue(ks, ep, C, ldc, 0, 0, M, N);
+        if (ep.empty()) return ks.small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        // A band of rows at a time, its epilogue run while the band is still
+        // in L1. Every small form computes each element of C from its own row
+        // and column alone, so banding changes no result.
+        const std::int64_t band = std::max<std::int64_t>(16, kSmallBandElements / N / 16 * 16);
+        for (std::int64_t i0 = 0; i0 < M; i0 += band) {
+            const std::int64_t m = std::min(band, M - i0);
+            ks.small(ta, tb, m, N, K, alpha, ta == Trans::no ? A + i0 * lda : A + i0, lda, B, ldb, beta,
+                     C + i0 * ldc, ldc);
+            apply_epilogue(ks, ep, C, ldc, i0, 0, m, N);
+        }
         return;
     }
     const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
