@@ -55,10 +55,21 @@ double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vec
     // best[j]: least error covering samples [0, j) with the pieces used so far.
     std::vector<double> best(n + 1, inf), next(n + 1, inf);
     for (std::size_t j = 1; j <= n; ++j) best[j] = sse(0, j);
+    if (k_max < 2) return std::sqrt(best[n] / static_cast<double>(n));
+    // Every pass reads the same segment errors: tabulate them once, column j
+    // holding sse(i, j) for i < j.
+    std::vector<double> table(n * (n + 1) / 2);
+    auto column = [&](std::size_t j) { return table.data() + (j - 1) * j / 2; };
+    for (std::size_t j = 1; j <= n; ++j)
+        for (std::size_t i = 0; i < j; ++i) column(j)[i] = sse(i, j);
     for (std::size_t k = 2; k <= k_max; ++k) {
         std::fill(next.begin(), next.end(), inf);
-        for (std::size_t j = k; j <= n; ++j)
-            for (std::size_t i = k - 1; i < j; ++i) next[j] = std::min(next[j], best[i] + sse(i, j));
+        for (std::size_t j = k; j <= n; ++j) {
+            const double* e = column(j);
+            double least = inf;
+            for (std::size_t i = k - 1; i < j; ++i) least = std::min(least, best[i] + e[i]);
+            next[j] = least;
+        }
         std::swap(best, next);
     }
     return std::sqrt(best[n] / static_cast<double>(n));
