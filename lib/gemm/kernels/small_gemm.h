@@ -6,15 +6,19 @@
 // (including masked loads and stores for partial vectors), and each ISA's
 // file instantiates it under its own flags.
 //
-// Three vector forms, chosen by the shape and strides alone (never by the
-// thread count), each summing k in a fixed order:
+// Vector forms chosen by the shape and strides alone (never by the thread
+// count), each summing k in a fixed order:
 //  - rows:    C[i, j..j+W) from op(B)'s contiguous rows, vectorised along N;
 //  - columns: C[i..i+W, j) from op(A)'s contiguous columns, along M, for
 //             thin outputs (N <= 4);
 //  - dots:    C[i, j] = op(A)[i, :] . op(B)[:, j] along K, when both are
-//             contiguous in k, W rows reduced together.
-// In the rows and columns forms long k loops (K >= 8) keep four accumulator chains (k mod 4), added
-// pairwise at the end, so FMA latency does not serialise them.
+//             contiguous in k, W rows reduced together;
+//  - outer:   K = 1, each element one product;
+//  - narrow column sums: a single row or column of C that sums a matrix
+//             narrower than a vector over k, W / width of its rows per vector.
+// In the rows and columns forms long k loops (K >= 8) keep four accumulator
+// chains (k mod 4), added pairwise at the end, so FMA latency does not
+// serialise them.
 #include <algorithm>
 #include <cstdint>
 
@@ -111,6 +115,36 @@ inline typename S::V column_chunk(const typename S::T* a, std::int64_t a_k, cons
     for (; k < K; ++k) acc[0] = S::fmadd(S::loadn(a + k * a_k, n), S::set1(b[k * b_k]), acc[0]);
     return S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3]));
 }
+
+// sum over k of s[k] * mat[k * cols + j], for each j < cols, into lanes[j]
+// (lanes has W slots). For a matrix narrower than a vector (2 <= cols < W,
+// cols dividing W) stored contiguously, with s contiguous: each vector holds
+// W / cols rows of mat, times s repeated to match; four chains over the row
+// groups; then lanes l of equal l mod cols are added in a halving tree.
+template <class S>
+inline void narrow_column_sums(const typename S::T* mat, const typename S::T* s, std::int64_t K, int cols,
+                               typename S::T* lanes) {
+    using V = typename S::V;
+    constexpr int W = S::W;
+    const int group = W / cols;
+    const typename S::Index idx = S::repeat_index(cols);
+    auto term = [&](std::int64_t k, int rows) {
+        return S::mul(S::loadn(mat + k * cols, rows * cols), S::repeat(S::loadn(s + k, rows), idx));
+    };
+    V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
+    std::int64_t k = 0;
+    for (; k + 4 * group <= K; k += 4 * group)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c)
+            acc[c] = S::fmadd(S::loadu(mat + (k + c * group) * cols), S::repeat(S::loadn(s + k + c * group, group), idx),
+                              acc[c]);
+    for (; k < K; k += group) acc[0] = S::add(acc[0], term(k, static_cast<int>(std::min<std::int64_t>(group, K - k))));
+    S::storeu(lanes, S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3])));
+    for (int width = W; width > cols; width /= 2)
+        for (int l = 0; l < width / 2; ++l) lanes[l] += lanes[l + width / 2];
+}
+
+inline bool narrow(std::int64_t cols, int W) { return cols >= 2 && cols < W && W % cols == 0; }
 
 }  // namespace small_detail
 
@@ -277,7 +311,16 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
     const bool accumulate = beta != T(0);
 
     const bool thin = N <= 4;
-    if (K == 1 && alpha == T(1) && !accumulate && b_j == 1) {
+    alignas(64) T lanes[S::W];
+    if (M == 1 && a_k == 1 && b_j == 1 && b_k == N && small_detail::narrow(N, S::W)) {
+        // dy^T h in the width sweep: a row of h's column sums weighted by dy.
+        small_detail::narrow_column_sums<S>(B, A, K, static_cast<int>(N), lanes);
+        for (std::int64_t j = 0; j < N; ++j) small_detail::store_scaled(C + j, lanes[j], alpha, beta);
+    } else if (N == 1 && a_i == 1 && a_k == M && b_k == 1 && small_detail::narrow(M, S::W)) {
+        // dZ^T x: the column sums of a narrow dZ weighted by x, as a column.
+        small_detail::narrow_column_sums<S>(A, B, K, static_cast<int>(M), lanes);
+        for (std::int64_t i = 0; i < M; ++i) small_detail::store_scaled(C + i * ldc, lanes[i], alpha, beta);
+    } else if (K == 1 && alpha == T(1) && !accumulate && b_j == 1) {
         small_outer<S>(M, N, A, a_i, B, C, ldc);
     } else if (b_j == 1 && !(thin && (a_i == 1 || (a_k == 1 && b_k == 1)))) {
         if (accumulate) small_rows<S, true>(M, N, K, alpha, A, a_i, a_k, B, b_k, beta, C, ldc);
