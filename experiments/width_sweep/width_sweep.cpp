@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <span>
 
 #include "analysis/kinks.h"
 #include "core/error.h"
@@ -168,6 +169,56 @@ Printed printed_for(const runner::Run& run, std::int64_t m) {
     return p;
 }
 
+// What the runs of one set of seeds left: RMSE of those that did not
+// diverge, and every run's kinks.
+struct SeedResults {
+    std::vector<double> rmse, kinks, grid;
+    std::size_t diverged = 0;
+};
+
+SeedResults collect(const std::vector<std::vector<report::Table>>& per_run, std::span<const std::size_t> runs) {
+    SeedResults out;
+    for (std::size_t i : runs) {
+        const report::Table& r = per_run[i].front();
+        if (const auto x = report::as_number(r.at(0, "rmse"))) out.rmse.push_back(*x);
+        else ++out.diverged;
+        out.kinks.push_back(*report::as_number(r.at(0, "kinks")));
+        out.grid.push_back(*report::as_number(r.at(0, "kinks_grid")));
+    }
+    return out;
+}
+
+// The S2 promise (CLAIMS.md) over one set of seeds of one width, each part
+// its own cell (null where the document prints no RMSE or nothing came
+// before to fall from).
+struct Promise {
+    Cell kinks_le_m, median_kinks_ge_m3, a_seed_within_25, median_within_2_5, rmse_falls;
+    double rmse_median = std::numeric_limits<double>::quiet_NaN();
+    bool pass = false;
+};
+
+Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, double previous_median) {
+    const std::vector<double>&rmse = seeds.rmse, &kinks = seeds.kinks;
+    Promise p;
+    p.kinks_le_m = *std::max_element(kinks.begin(), kinks.end()) <= double(m);
+    p.median_kinks_ge_m3 = median(kinks) >= double(m - 3);
+    if (!rmse.empty()) p.rmse_median = median(rmse);
+    if (const auto d = report::as_number(doc_rmse); d && !rmse.empty()) {
+        p.a_seed_within_25 = std::any_of(rmse.begin(), rmse.end(), [&](double r) { return std::fabs(r - *d) <= 0.25 * *d; });
+        p.median_within_2_5 = p.rmse_median <= 2.5 * *d && p.rmse_median >= *d / 2.5;
+    }
+    if (!rmse.empty() && std::isfinite(previous_median)) p.rmse_falls = p.rmse_median < previous_median;
+    p.pass = seeds.diverged == 0;
+    for (const Cell* c : {&p.kinks_le_m, &p.median_kinks_ge_m3, &p.a_seed_within_25, &p.median_within_2_5, &p.rmse_falls})
+        if (const bool* b = std::get_if<bool>(c)) p.pass = p.pass && *b;
+    return p;
+}
+
+// Seeds in blocks of ten, the size of CLAIMS' protocol, when a config runs a
+// multiple of ten with at least two blocks: how many blocks would pass the
+// promise on their own says how much one ten-seed verdict can be trusted.
+constexpr std::size_t kBlock = 10;
+
 std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
     report::Table runs("runs");
     runner::add_swept_columns(plan, runs);
@@ -195,22 +246,18 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
              {"max_pieces", ColumnType::integer, 0},  {"diverged", ColumnType::integer, 0},
              {"kinks<=m", ColumnType::boolean, 0},    {"median_kinks>=m-3", ColumnType::boolean, 0},
              {"a_seed_within_25%", ColumnType::boolean, 0}, {"median_within_2.5x", ColumnType::boolean, 0},
-             {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0}})
+             {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0},
+             {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
         t.add_column(name, type, digits);
 
     double previous_median = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> previous_block_medians;
     for (const auto& group : runner::seed_groups(plan)) {
         const runner::Run& first = plan.runs[group.front()];
         const std::int64_t m = first.integer("model.width");
-        std::vector<double> rmse, kinks, grid;
-        std::int64_t diverged = 0;
-        for (std::size_t i : group) {
-            const report::Table& r = per_run[i].front();
-            if (const auto x = report::as_number(r.at(0, "rmse"))) rmse.push_back(*x);
-            else ++diverged;
-            kinks.push_back(*report::as_number(r.at(0, "kinks")));
-            grid.push_back(*report::as_number(r.at(0, "kinks_grid")));
-        }
+        const SeedResults all = collect(per_run, group);
+        const std::vector<double>&rmse = all.rmse, &kinks = all.kinks, &grid = all.grid;
+        const auto diverged = static_cast<std::int64_t>(all.diverged);
         const FitData data = make_fit_data(first);
         const double bound = analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1);
         const Printed doc = printed_for(first, m);
@@ -223,27 +270,33 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
             lo = *std::min_element(rmse.begin(), rmse.end());
             hi = *std::max_element(rmse.begin(), rmse.end());
         }
-        // The S2 promise (CLAIMS.md), each part its own column.
-        Cell le_m = kmax <= double(m), ge_m3 = median(kinks) >= double(m - 3), within25{}, within25x{}, falls{};
-        std::string verdict;
-        if (const auto d = report::as_number(doc.rmse); d && !rmse.empty()) {
-            within25 = std::any_of(rmse.begin(), rmse.end(), [&](double r) { return std::fabs(r - *d) <= 0.25 * *d; });
-            within25x = std::get<double>(med) <= 2.5 * *d && std::get<double>(med) >= *d / 2.5;
-        }
-        if (!rmse.empty() && std::isfinite(previous_median)) falls = std::get<double>(med) < previous_median;
-        if (!rmse.empty()) previous_median = std::get<double>(med);
-        if (!report::is_null(doc.rmse)) {
-            bool pass = diverged == 0;
-            for (const Cell* c : {&le_m, &ge_m3, &within25, &within25x, &falls})
-                if (const bool* b = std::get_if<bool>(c)) pass = pass && *b;
-            verdict = pass ? "pass" : "miss";
+        const Promise whole = judge(m, all, doc.rmse, previous_median);
+        if (!rmse.empty()) previous_median = whole.rmse_median;
+        const std::string verdict = report::is_null(doc.rmse) ? "" : whole.pass ? "pass" : "miss";
+
+        Cell blocks{}, blocks_pass{};
+        if (group.size() >= 2 * kBlock && group.size() % kBlock == 0 && !report::is_null(doc.rmse)) {
+            std::vector<double> block_medians;
+            std::int64_t passing = 0;
+            for (std::size_t b = 0; b < group.size() / kBlock; ++b) {
+                const SeedResults block = collect(per_run, std::span(group).subspan(b * kBlock, kBlock));
+                const double before = b < previous_block_medians.size() ? previous_block_medians[b]
+                                                                        : std::numeric_limits<double>::quiet_NaN();
+                const Promise p = judge(m, block, doc.rmse, before);
+                block_medians.push_back(p.rmse_median);
+                passing += p.pass ? 1 : 0;
+            }
+            previous_block_medians = block_medians;
+            blocks = static_cast<std::int64_t>(group.size() / kBlock);
+            blocks_pass = passing;
         }
         Cell doc_kinks{};
         if (const auto k = report::as_number(doc.kinks)) doc_kinks = static_cast<std::int64_t>(*k);
         cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, median(kinks),
                                    static_cast<std::int64_t>(kmin), static_cast<std::int64_t>(kmax), doc_kinks, median(grid),
-                                   static_cast<std::int64_t>(kmax) + 1, diverged, le_m, ge_m3, within25, within25x, falls,
-                                   verdict});
+                                   static_cast<std::int64_t>(kmax) + 1, diverged, whole.kinks_le_m,
+                                   whole.median_kinks_ge_m3, whole.a_seed_within_25, whole.median_within_2_5,
+                                   whole.rmse_falls, verdict, blocks, blocks_pass});
         t.add_row(std::move(cells));
     }
     return {t, runs};
