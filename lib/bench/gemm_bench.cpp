@@ -1,8 +1,10 @@
 #include "bench/gemm_bench.h"
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "bench/openblas.h"
 #include "bench/timing.h"
@@ -105,6 +107,11 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
         if (ob.available()) {
             ob.set_threads(static_cast<int>(threads));
             ob_gflops = flops / median_seconds_per_call([&] { p.run_openblas(ob); }, o.repeats) / 1e9;
+            // OpenBLAS's workers spin on sched_yield for about 2^28 cycles after
+            // a call before they sleep; measured at once, our threads would share
+            // the cores with them (seen: 512^3 on 2 threads at half speed in
+            // some runs). Let them park first.
+            if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
         for (const auto& isa : isas) {
             if (!gemm::set_isa(isa.c_str())) throw Error("--isa " + isa + ": this machine cannot run it");
