@@ -286,6 +286,22 @@ template <class S>
         }
         return;
     }
+    if (N <= 8 * W) {
+        // B's row held in registers (at most 8 + 2 of 16 or 32) for every row of C: the loop is stores
+        // only, with no reload of B that a store to C could appear to alias.
+        const int chunks = static_cast<int>((N + W - 1) / W), tail = static_cast<int>(N - (chunks - 1) * W);
+        V b[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; ++q) b[q] = q < chunks ? S::loadn(B + q * W, q + 1 < chunks ? W : tail) : S::zero();
+        for (std::int64_t i = 0; i < M; ++i) {
+            const V a = S::set1(A[i * a_i]);
+            T* c = C + i * ldc;
+#pragma GCC unroll 8
+            for (int q = 0; q + 1 < chunks; ++q) S::storeu(c + q * W, S::mul(a, b[q]));
+            S::storen(c + (chunks - 1) * W, S::mul(a, b[chunks - 1]), tail);
+        }
+        return;
+    }
     for (std::int64_t i = 0; i < M; ++i) {
         const V a = S::set1(A[i * a_i]);
         typename S::T* c = C + i * ldc;
