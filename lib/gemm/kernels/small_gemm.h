@@ -128,17 +128,20 @@ inline void narrow_column_sums(const typename S::T* mat, const typename S::T* s,
     constexpr int W = S::W;
     const int group = W / cols;
     const typename S::Index idx = S::repeat_index(cols);
-    auto term = [&](std::int64_t k, int rows) {
-        return S::mul(S::loadn(mat + k * cols, rows * cols), S::repeat(S::loadn(s + k, rows), idx));
-    };
+    // `rows` rows of mat from row k, and s[k + r] repeated across row r's lanes.
+    auto mat_rows = [&](std::int64_t k, int rows) { return S::loadn(mat + k * cols, rows * cols); };
+    auto s_rows = [&](std::int64_t k, int rows) { return S::repeat(S::loadn(s + k, rows), idx); };
     V acc[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
     std::int64_t k = 0;
     for (; k + 4 * group <= K; k += 4 * group)
 #pragma GCC unroll 4
         for (int c = 0; c < 4; ++c)
-            acc[c] = S::fmadd(S::loadu(mat + (k + c * group) * cols), S::repeat(S::loadn(s + k + c * group, group), idx),
-                              acc[c]);
-    for (; k < K; k += group) acc[0] = S::add(acc[0], term(k, static_cast<int>(std::min<std::int64_t>(group, K - k))));
+            acc[c] = S::fmadd(mat_rows(k + c * group, group), s_rows(k + c * group, group), acc[c]);
+    // The last groups: product and sum rounded separately.
+    for (; k < K; k += group) {
+        const int rows = static_cast<int>(std::min<std::int64_t>(group, K - k));
+        acc[0] = S::add(acc[0], S::mul(mat_rows(k, rows), s_rows(k, rows)));
+    }
     S::storeu(lanes, S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3])));
     for (int width = W; width > cols; width /= 2)
         for (int l = 0; l < width / 2; ++l) lanes[l] += lanes[l + width / 2];
