@@ -80,9 +80,10 @@ int run_bench(const BenchOptions& o) {
                         : o.train_cmd->parsed()   ? bench::bench_train(o.train)
                                                   : std::vector<report::Table>{bench_sweep(o.sweep)};
     if (o.json) {
-        report::Json out = report::Json::array();
-        for (const auto& row : report::to_json(tables[0])["rows"]) out.push_back(row);
-        std::cout << out.dump(1) << "\n";
+        // Kept in a named variable: a range-for over to_json(...)["rows"] would
+        // walk a member of a temporary destroyed before the loop starts.
+        const report::Json table = report::to_json(tables[0]);
+        std::cout << table["rows"].dump(1) << "\n";
         return 0;
     }
     if (gemm) {
