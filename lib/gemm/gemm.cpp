@@ -139,8 +139,9 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
 // op(B) rows p0..p0+kc, columns j0..j0+nc into NR-column slivers, k-major.
 template <class T>
 void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_t j0, std::int64_t nc,
-            std::int64_t kc, std::int64_t NR, T* dst) {
+            std::int64_t kc, std::int64_t NR, PackB<T> pack_rows, T* dst) {
     const std::int64_t full = nc / NR * NR;
+    if (tb == Trans::no && pack_rows) return pack_rows(B + p0 * ldb + j0, ldb, kc, nc, dst);
     if (tb == Trans::no) {
         // Row by row of B, so the reads are sequential (sliver by sliver would
         // stride down kc rows of B, a new page each when N is large).
@@ -259,7 +260,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
             const T beta_here = pc == 0 ? op.beta : T(1);
             const bool epilogue_here = pc + kc == K && !op.ep->empty();
             T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>((nc + NR - 1) / NR * NR * kc));
-            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, packed_b);
+            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, packed_b);
             for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
                 const std::int64_t mc = std::min(MC, r.i1 - ic);
                 // + 16: room for a vectorised packer's overhanging last store.

@@ -28,6 +28,12 @@ using SmallGemm = void (*)(Trans ta, Trans tb, std::int64_t M, std::int64_t N, s
 template <class T>
 using PackRows = void (*)(const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, T* dst);
 
+// Packs kc rows x nc columns of a row-major B (stride ldb) into NR-column
+// slivers, each k-major (NR values per k, kc * NR apart), zero-filling the
+// columns of the last sliver past nc.
+template <class T>
+using PackB = void (*)(const T* b, std::int64_t ldb, std::int64_t kc, std::int64_t nc, T* dst);
+
 // Bias and pointwise op of an epilogue on an m x n block of C at (i0, j0),
 // bitwise equal to the portable loop in gemm.cpp (kernels/finish.h).
 template <class T>
@@ -47,6 +53,7 @@ struct KernelShape {
     // one must write nothing past dst + kc * MR.
     PackRows<T> pack_cols = nullptr;
     Finish<T> finish = nullptr;  // null: the portable loop in gemm.cpp
+    PackB<T> pack_b = nullptr;   // null: the portable packing in gemm.cpp
 };
 
 struct KernelFamily {

@@ -15,6 +15,7 @@
 
 #include "gemm/kernel.h"
 #include "gemm/kernels/finish.h"
+#include "gemm/kernels/pack_b.h"
 #include "gemm/kernels/small_gemm.h"
 #include "gemm/kernels/avx2/simd_avx2.h"
 #include "gemm/kernels/tile_kernel.h"
@@ -34,8 +35,8 @@ bool avx2_supported() {
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>, {tile_kernel<F32x8, kMR>, small_gemm<F32x8, F32x8>, kMR, 16, 256, 120, 4096, nullptr, nullptr, finish_block<F32x8>},
-            {tile_kernel<F64x4, kMR>, small_gemm<F64x4, F64x4>, kMR, 8, 256, 60, 2048, nullptr, nullptr, finish_block<F64x4>}};
+    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>, {tile_kernel<F32x8, kMR>, small_gemm<F32x8, F32x8>, kMR, 16, 256, 120, 4096, nullptr, nullptr, finish_block<F32x8>, pack_b_rows<F32x8>},
+            {tile_kernel<F64x4, kMR>, small_gemm<F64x4, F64x4>, kMR, 8, 256, 60, 2048, nullptr, nullptr, finish_block<F64x4>, pack_b_rows<F64x4>}};
 }
 
 }  // namespace ffn::gemm

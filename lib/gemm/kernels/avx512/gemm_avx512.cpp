@@ -22,6 +22,7 @@
 
 #include "gemm/kernel.h"
 #include "gemm/kernels/finish.h"
+#include "gemm/kernels/pack_b.h"
 #include "gemm/kernels/small_gemm.h"
 #include "gemm/kernels/avx2/simd_avx2.h"
 #include "gemm/kernels/tile_kernel.h"
@@ -156,8 +157,8 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 512, 144, 4096, pack_rows_12, pack_cols_12, finish_block<F32x16>},
-            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048, nullptr, nullptr, finish_block<F64x8>}};
+    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 512, 144, 4096, pack_rows_12, pack_cols_12, finish_block<F32x16>, pack_b_rows<F32x16>},
+            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048, nullptr, nullptr, finish_block<F64x8>, pack_b_rows<F64x8>}};
 }
 
 }  // namespace ffn::gemm
