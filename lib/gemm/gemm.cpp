@@ -1,11 +1,17 @@
 // The blocked driver of the Goto/BLIS algorithm. No intrinsics here: the
 // per-ISA micro-kernels come through dispatch.h.
 //
-//   for jc in N by NC:                  B panel KC x NC  -> L3
+//   for jc in N by NC:                  B panel KC x NC      -> L3
 //     for pc in K by KC:                pack B panel
 //       for ic in M by MC:              pack A block MC x KC -> L2
-//         for jr in NC by NR:           B sliver KC x NR   -> L1
-//           for ir in MC by MR:         micro-kernel on an MR x NR tile of C
+//         for jb in NC by NC_L2:        B sub-panel KC x NC_L2 -> L2
+//           for ir in MC by MR:         A sliver MR x KC     -> L1
+//             for jr in NC_L2 by NR:    micro-kernel on an MR x NR tile of C
+//
+// Goto's order walks jr outside ir, so a KC x NR sliver of B is what L1
+// should hold; at our KC it does not fit, and A and B then both stream from
+// L2. Here the small A sliver stays in L1 across a row of tiles while B
+// streams from an L2-sized sub-panel (see "Cache blocks" in the kernel files).
 //
 // Threads each take one band of C (rows or columns, see choose_split) and run
 // the whole loop nest on it with their own packed copies. The K loop is never
@@ -252,7 +258,7 @@ void prefetch_tile(const T* c, std::int64_t ldc, std::int64_t m, std::int64_t n)
 template <class T>
 void multiply_region(const Operands<T>& op, const Region& r) {
     const KernelShape<T>& ks = *op.ks;
-    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC, K = op.K;
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
     for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
         const std::int64_t nc = std::min(NC, r.j1 - jc);
         for (std::int64_t pc = 0; pc < K; pc += KC) {
@@ -266,14 +272,18 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                 // + 16: room for a vectorised packer's overhanging last store.
                 T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc + 16));
                 pack_a(op.ta, op.A, op.lda, ic, pc, mc, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
-                for (std::int64_t jr = 0; jr < nc; jr += NR) {
-                    const std::int64_t n = std::min(NR, nc - jr);
+                for (std::int64_t jb = 0; jb < nc; jb += NC_L2) {
+                    const std::int64_t nb = std::min(NC_L2, nc - jb);
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t m = std::min(MR, mc - ir);
-                        T* c = op.C + (ic + ir) * op.ldc + jc + jr;
-                        prefetch_tile(c, op.ldc, m, n);
-                        ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
-                        if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
+                        for (std::int64_t jr = jb; jr < jb + nb; jr += NR) {
+                            const std::int64_t n = std::min(NR, nc - jr);
+                            T* c = op.C + (ic + ir) * op.ldc + jc + jr;
+                            prefetch_tile(c, op.ldc, m, n);
+                            ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
+                                      beta_here);
+                            if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
+                        }
                     }
                 }
             }

@@ -46,6 +46,10 @@ struct KernelShape {
     SmallGemm<T> small = nullptr;
     std::int64_t MR = 0, NR = 0;  // register tile
     std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
+    // Columns of the packed B panel that one pass over the A block uses: a
+    // sub-panel that stays in L2 while each A sliver stays in L1 (a multiple
+    // of NR; NR itself gives Goto's order, a B sliver held in L1).
+    std::int64_t NC_L2 = 0;
     PackRows<T> pack_rows = nullptr;       // null: the portable packing in gemm.cpp
     // The same for A stored transposed (K x M): `a` points at the sliver's
     // first column, each k's MR values are contiguous, stride lda between k.

@@ -53,9 +53,10 @@ double fma_loop(std::int64_t iterations) {
 
 }  // namespace
 
-// KC x NR of B (8 KiB in float) stays in L1 while A slivers stream past.
+// Goto's order (NC_L2 = NR): KC x NR of B (8 KiB in float) stays in L1 while
+// A slivers stream past.
 KernelFamily ref_family() {
-    return {"ref", always, fma_loop, {ref_kernel<float>, ref_small<float>, kMR, kNR, 256, 128, 4096}, {ref_kernel<double>, ref_small<double>, kMR, kNR, 256, 64, 2048}};
+    return {"ref", always, fma_loop, {ref_kernel<float>, ref_small<float>, kMR, kNR, 256, 128, 4096, kNR}, {ref_kernel<double>, ref_small<double>, kMR, kNR, 256, 64, 2048, kNR}};
 }
 
 }  // namespace ffn::gemm
