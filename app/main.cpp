@@ -10,6 +10,7 @@
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
+#include "gemm/gemm.h"
 
 int main(int argc, char** argv) {
     using namespace ffn::app;
@@ -39,6 +40,12 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "ffn-lab: " << e.what() << " (see ffn-lab --help)\n";
+        return static_cast<int>(ffn::ExitCode::bad_input);
+    }
+
+    // A misspelt cap would otherwise run on the best kernels without a word.
+    if (const char* cap = ffn::gemm::unknown_isa_cap()) {
+        std::cerr << "ffn-lab: FFNLAB_ISA=" << cap << ": expected ref, avx2 or avx512\n";
         return static_cast<int>(ffn::ExitCode::bad_input);
     }
 

@@ -65,6 +65,11 @@ const KernelFamily& active_family() {
 
 const char* active_isa() { return active_family().name; }
 
+const char* unknown_isa_cap() {
+    const char* cap = std::getenv("FFNLAB_ISA");
+    return cap && !find(cap) ? cap : nullptr;
+}
+
 const char* const* supported_isas(int* count) {
     *count = table().supported_count;
     return table().supported_names;

@@ -53,6 +53,9 @@ void gemm(Trans trans_a, Trans trans_b, std::int64_t M, std::int64_t N, std::int
 // use, from CPUID and the OS's saved register state; FFNLAB_ISA=ref|avx2|avx512
 // caps it (asking for more than the machine has falls back to what it has).
 const char* active_isa();
+// The value of FFNLAB_ISA when it names no kernel family, else null: the
+// library then ignores it, and the front end refuses it.
+const char* unknown_isa_cap();
 // Every kernel family this machine can run, best first (tests loop over them).
 const char* const* supported_isas(int* count);
 // Forces a family for the calling process (tests and benchmarks); returns
