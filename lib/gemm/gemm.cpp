@@ -111,11 +111,14 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
         // A stored K x M: one sliver at a time would stride down kc rows of A
         // (a new page each when M is large) for MR values apiece. A few rows
         // at a time across all slivers reads A row by row instead, and each
-        // sliver's part of the next pass is prefetched as it is packed (the
-        // rows are only mc values long, too short for the hardware's stream
-        // prefetcher: in 2048x4096x512:t, A 32 MiB from DRAM, this took
-        // packing from a median 7.7% of the call to 5.7%).
-        constexpr std::int64_t kRowsPerPass = 16;
+        // sliver's part of the next pass is prefetched as it is packed: the
+        // runs are only mc values long, too short for the hardware's stream
+        // prefetcher (in 2048x4096x512:t, A 32 MiB from DRAM, this took
+        // packing from a median 7.7% of the call to 5.7%). The driver hands
+        // over several MC blocks at once for the same reason; with runs that
+        // long, 4 rows per pass beat 8 and 16 (a microbenchmark packing from
+        // DRAM: 25 GB/s at 576 columns and 4 rows, 12 at 144 and 16).
+        constexpr std::int64_t kRowsPerPass = 4;
         for (std::int64_t k0 = 0; k0 < kc; k0 += kRowsPerPass) {
             const std::int64_t kk = std::min(kRowsPerPass, kc - k0);
             const std::int64_t next = std::min(kRowsPerPass, kc - k0 - kk);
@@ -265,12 +268,20 @@ void prefetch_tile(const T* c, std::int64_t ldc, std::int64_t m, std::int64_t n)
     }
 }
 
+constexpr std::int64_t kTransposedBlocksPerPack = 4;
+
 // The whole blocked algorithm on one region of C, packing its own A and B:
 // the threads of one call never wait for each other.
 template <class T>
 void multiply_region(const Operands<T>& op, const Region& r) {
     const KernelShape<T>& ks = *op.ks;
-    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, MC = ks.MC, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
+    const std::int64_t MC = std::max(MR, ks.MC / MR * MR);  // whole slivers, so packed blocks line up
+    // A transposed A is packed several MC blocks at a time, in longer runs of
+    // each row (see pack_a); the kernels still take one block at a time, so
+    // the block in use stays in L2.
+    const std::int64_t rows_per_pack = op.ta == Trans::yes ? kTransposedBlocksPerPack * MC : MC;
+    T* packed_a = nullptr;
     for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
         const std::int64_t nc = std::min(NC, r.j1 - jc);
         for (std::int64_t pc = 0; pc < K; pc += KC) {
@@ -281,9 +292,14 @@ void multiply_region(const Operands<T>& op, const Region& r) {
             pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, packed_b);
             for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
                 const std::int64_t mc = std::min(MC, r.i1 - ic);
-                // + 16: room for a vectorised packer's overhanging last store.
-                T* packed_a = t_pack_a.get<T>(static_cast<std::size_t>((mc + MR - 1) / MR * MR * kc + 16));
-                pack_a(op.ta, op.A, op.lda, ic, pc, mc, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
+                const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
+                if (packed_row == 0) {
+                    const std::int64_t rows = std::min(rows_per_pack, r.i1 - ic);
+                    // + 16: room for a vectorised packer's overhanging last store.
+                    packed_a = t_pack_a.get<T>(static_cast<std::size_t>((rows + MR - 1) / MR * MR * kc + 16));
+                    pack_a(op.ta, op.A, op.lda, ic, pc, rows, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
+                }
+                const T* a_block = packed_a + packed_row * kc;
                 for (std::int64_t jb = 0; jb < nc; jb += NC_L2) {
                     const std::int64_t nb = std::min(NC_L2, nc - jb);
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
@@ -292,7 +308,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                             const std::int64_t n = std::min(NR, nc - jr);
                             T* c = op.C + (ic + ir) * op.ldc + jc + jr;
                             prefetch_tile(c, op.ldc, m, n);
-                            ks.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
+                            ks.kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
                                       beta_here);
                             if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
                         }

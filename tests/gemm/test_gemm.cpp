@@ -143,6 +143,19 @@ TEST_CASE_TEMPLATE("gemm matches a double reference on the width sweep's thin sh
     });
 }
 
+// Past the odd shapes' 257: several KC passes, MC blocks (a transposed A is
+// packed four blocks at a time, the last group partial), L2 sub-panels of B
+// and NC panels, each with a ragged last block.
+TEST_CASE_TEMPLATE("gemm matches a double reference across every blocking loop for every ISA", T, float, double) {
+    for_every_isa([] {
+        for (bool ta : {false, true}) {
+            check_case<T>({1300, 300, 600, ta, false, 1.0, 0.0, 1});
+            check_case<T>({1300, 300, 600, ta, true, -0.5, 1.0, 0});
+        }
+        check_case<T>({40, 4200, 50, true, false, 1.0, 2.0, 0});
+    });
+}
+
 TEST_CASE_TEMPLATE("gemm alpha and beta follow BLAS: beta 0 never reads C and alpha 0 scales C", T, float, double) {
     for_every_isa([] {
         for (double alpha : {0.0, 1.0, -0.5})
