@@ -28,7 +28,10 @@ struct GemmBenchOptions {
 };
 
 // Tables "gemm" (one row per measurement) and "peak" (the FMA peak per ISA
-// and thread count).
+// and thread count, the best of three at the start). A row's peak_share is
+// its GFLOP/s over that peak; batch_peak_share the median over its timed
+// batches of each batch's GFLOP/s over a 10 ms peak measured just before
+// it, which follows the clock when neighbours' load moves it.
 std::vector<report::Table> bench_gemm(const GemmBenchOptions& options);
 
 }  // namespace ffn::bench
