@@ -304,11 +304,14 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                     const std::int64_t nb = std::min(NC_L2, nc - jb);
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t m = std::min(MR, mc - ir);
+                        MicroKernel<T> kernel = ks.kernel;
+                        if (m < MR && ks.kernel_for_rows)
+                            if (MicroKernel<T> k = ks.kernel_for_rows(m)) kernel = k;
                         for (std::int64_t jr = jb; jr < jb + nb; jr += NR) {
                             const std::int64_t n = std::min(NR, nc - jr);
                             T* c = op.C + (ic + ir) * op.ldc + jc + jr;
                             prefetch_tile(c, op.ldc, m, n);
-                            ks.kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
+                            kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
                                       beta_here);
                             if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
                         }

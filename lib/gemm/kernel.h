@@ -58,6 +58,9 @@ struct KernelShape {
     PackRows<T> pack_cols = nullptr;
     Finish<T> finish = nullptr;  // null: the portable loop in gemm.cpp
     PackB<T> pack_b = nullptr;   // null: the portable packing in gemm.cpp
+    // The kernel for a sliver with only m < MR rows, which need not compute
+    // the padding rows (null, or nullptr returned: `kernel`).
+    MicroKernel<T> (*kernel_for_rows)(std::int64_t m) = nullptr;
 };
 
 struct KernelFamily {

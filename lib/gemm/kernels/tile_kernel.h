@@ -15,19 +15,22 @@ namespace ffn::gemm {
 // AVX2-only CPU would fault on it.
 namespace {
 
-template <class S, int MR>
+// Rows < MR computes only the first Rows rows of an MR-row packed sliver: the
+// last sliver of A when M is not a multiple of MR (512 = 42 x 12 + 8). Each
+// element is summed exactly as in the full kernel.
+template <class S, int MR, int Rows = MR>
 void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b, typename S::T* c, std::int64_t ldc,
                  std::int64_t m, std::int64_t n, typename S::T alpha, typename S::T beta) {
     using T = typename S::T;
     using V = typename S::V;
     constexpr int W = S::W, NR = 2 * W;
-    V acc[MR][2];
+    V acc[Rows][2];
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = S::zero();
+    for (int i = 0; i < Rows; ++i) acc[i][0] = acc[i][1] = S::zero();
     for (std::int64_t k = 0; k < kc; ++k, a += MR, b += NR) {
         const V b0 = S::load(b), b1 = S::load(b + W);
 #pragma GCC unroll 16
-        for (int i = 0; i < MR; ++i) {
+        for (int i = 0; i < Rows; ++i) {
             const V ai = S::set1(a[i]);
             acc[i][0] = S::fmadd(ai, b0, acc[i][0]);
             acc[i][1] = S::fmadd(ai, b1, acc[i][1]);
@@ -35,9 +38,9 @@ void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b
     }
     // C = alpha * AB + beta * C, the two products rounded separately.
     const V va = S::set1(alpha), vb = S::set1(beta);
-    if (m == MR && n == NR) {
+    if (m == Rows && n == NR) {
 #pragma GCC unroll 16
-        for (int i = 0; i < MR; ++i) {
+        for (int i = 0; i < Rows; ++i) {
 #pragma GCC unroll 2
             for (int v = 0; v < 2; ++v) {
                 T* p = c + i * ldc + W * v;
@@ -47,9 +50,9 @@ void tile_kernel(std::int64_t kc, const typename S::T* a, const typename S::T* b
         }
         return;
     }
-    alignas(64) T tile[MR][NR];
+    alignas(64) T tile[Rows][NR];
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
+    for (int i = 0; i < Rows; ++i) {
         S::store(&tile[i][0], S::mul(va, acc[i][0]));
         S::store(&tile[i][W], S::mul(va, acc[i][1]));
     }
