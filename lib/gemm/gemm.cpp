@@ -3,7 +3,7 @@
 //
 //   for jc in N by NC:                  B panel KC x NC      -> L3
 //     for pc in K by KC:                pack B panel
-//       for ic in M by MC:              pack A block MC x KC -> L2
+//       for ic in M by MC:              pack A block MC x KC -> L2 (transposed: 4 blocks per pack)
 //         for jb in NC by NC_L2:        B sub-panel KC x NC_L2 -> L2
 //           for ir in MC by MR:         A sliver MR x KC     -> L1
 //             for jr in NC_L2 by NR:    micro-kernel on an MR x NR tile of C
@@ -311,8 +311,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                             const std::int64_t n = std::min(NR, nc - jr);
                             T* c = op.C + (ic + ir) * op.ldc + jc + jr;
                             prefetch_tile(c, op.ldc, m, n);
-                            kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha,
-                                      beta_here);
+                            kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
                             if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
                         }
                     }
