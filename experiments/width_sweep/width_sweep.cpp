@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "experiments/common.h"
 #include "experiments/width_sweep/plot.h"
 #include "experiments/width_sweep/target.h"
@@ -32,12 +33,6 @@ namespace {
 
 using report::Cell;
 using report::ColumnType;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);  // numpy's median
-}
 
 // seed 001's init, so that kinks start inside the interval:
 // w ~ N(0, 1), c ~ U(lo, hi), b = -w c (the kink sits at c); output weights

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "gemm/gemm.h"
 
 namespace ffn::bench {

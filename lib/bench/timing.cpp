@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/stats.h"
+
 namespace ffn::bench {
 
 std::vector<double> batch_seconds_per_call(const std::function<void()>& call, int repeats, double batch_seconds,
@@ -24,12 +26,6 @@ std::vector<double> batch_seconds_per_call(const std::function<void()>& call, in
 
 double median_seconds_per_call(const std::function<void()>& call, int repeats, double batch_seconds) {
     return median(batch_seconds_per_call(call, repeats, batch_seconds));
-}
-
-double median(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
 }
 
 }  // namespace ffn::bench

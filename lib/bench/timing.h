@@ -15,6 +15,4 @@ std::vector<double> batch_seconds_per_call(const std::function<void()>& call, in
 // The median batch's time per call (see batch_seconds_per_call).
 double median_seconds_per_call(const std::function<void()>& call, int repeats = 5, double batch_seconds = 0.05);
 
-double median(std::vector<double> values);
-
 }  // namespace ffn::bench

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "gemm/gemm.h"
 #include "nn/init.h"
 #include "nn/mlp.h"
@@ -85,11 +86,11 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
                 step();
                 ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
             }
-            std::sort(ms.begin(), ms.end());
-            const double median = ms[ms.size() / 2];
-            const double gflops = b.flops_per_step / (median / 1e3) / 1e9;
+            const double ms_median = median(ms);
+            const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
-                       std::string(gemm::active_isa()), median, ms.front(), gflops, gflops / peak, loss});
+                       std::string(gemm::active_isa()), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
+                       gflops / peak, loss});
         }
     }
     gemm::set_max_threads(previous_threads);
