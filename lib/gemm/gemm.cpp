@@ -161,11 +161,11 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
 template <class T>
 void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_t j0, std::int64_t nc,
             std::int64_t kc, std::int64_t NR, PackB<T> pack_rows, T* dst) {
-    const std::int64_t full = nc / NR * NR;
     if (tb == Trans::no && pack_rows) return pack_rows(B + p0 * ldb + j0, ldb, kc, nc, dst);
     if (tb == Trans::no) {
         // Row by row of B, so the reads are sequential (sliver by sliver would
         // stride down kc rows of B, a new page each when N is large).
+        const std::int64_t full = nc / NR * NR;
         for (std::int64_t k = 0; k < kc; ++k) {
             const T* src = B + (p0 + k) * ldb + j0;
             for (std::int64_t s = 0; s < full; s += NR) std::copy_n(src + s, NR, dst + s * kc + k * NR);
