@@ -275,7 +275,7 @@ constexpr std::int64_t kTransposedBlocksPerPack = 4;
 template <class T>
 void multiply_region(const Operands<T>& op, const Region& r) {
     const KernelShape<T>& ks = *op.ks;
-    const std::int64_t MR = ks.MR, NR = ks.NR, KC = ks.KC, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = kBlockK, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
     const std::int64_t MC = std::max(MR, ks.MC / MR * MR);  // whole slivers, so packed blocks line up
     // A transposed A is packed several MC blocks at a time, in longer runs of
     // each row (see pack_a); the kernels still take one block at a time, so

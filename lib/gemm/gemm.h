@@ -8,9 +8,20 @@
 // elements of the matrices as stored. BLAS semantics: beta == 0 never reads C
 // (NaNs already in C do not leak); K == 0 or alpha == 0 gives beta * C.
 //
-// Results are bitwise identical for any thread count: each element of C is
-// summed in the same order (K in blocks of the kernel's KC, in increasing k)
-// however the M/N loops are split.
+// Results are bitwise identical for any thread count and any kernel family
+// (ref, avx2, avx512), so a table computed on one CPU is the table of every
+// CPU. Each element of C is computed in one canonical order, chosen from the
+// shape and strides alone:
+//  - the packed path (large shapes): k in blocks of kBlockK = 256; in each
+//    block one chain of fused multiply-adds in increasing k from zero; then
+//    C = alpha * block_sum + beta * C (beta = 1 after the first block), the
+//    two products rounded separately and then added;
+//  - the small path (small or thin shapes): one of a few forms with a fixed
+//    order each (kernels/small_gemm.h), its reductions in a fixed lane count
+//    and pairwise tree.
+// The reference family runs the same templates in scalar code with std::fma;
+// the build forbids the compiler from fusing anything else
+// (-ffp-contract=off).
 #include <cstddef>
 #include <cstdint>
 

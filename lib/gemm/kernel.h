@@ -8,6 +8,17 @@
 
 namespace ffn::gemm {
 
+// The parts of the canonical arithmetic (gemm.h) that every family shares,
+// so that none can pick its own: K is summed in blocks of kBlockK, and the
+// small path's wide reductions (dot products along k, narrow column sums)
+// run in kReductionLanes lanes, one 256-bit vector, reduced by one pairwise
+// tree. 256 bits because that is what an AVX2 machine holds in one register
+// and an AVX-512 machine loses little by using (its dot products already ran
+// at that width, faster than in 512-bit vectors).
+inline constexpr std::int64_t kBlockK = 256;
+template <class T>
+inline constexpr int kReductionLanes = static_cast<int>(32 / sizeof(T));
+
 // Computes the MR x NR tile AB = sum over kc of a_packed[k] (MR values) times
 // b_packed[k] (NR values), then stores C = alpha * AB + beta * C into the
 // m x n top-left part of the tile (m <= MR, n <= NR). beta == 0 never reads C.
@@ -45,7 +56,7 @@ struct KernelShape {
     MicroKernel<T> kernel = nullptr;
     SmallGemm<T> small = nullptr;
     std::int64_t MR = 0, NR = 0;  // register tile
-    std::int64_t KC = 0, MC = 0, NC = 0;  // cache blocks (see each kernel file for the reasoning)
+    std::int64_t MC = 0, NC = 0;  // cache blocks (KC is kBlockK; see each kernel file for the reasoning)
     // Columns of the packed B panel that one pass over the A block uses: a
     // sub-panel that stays in L2 while each A sliver stays in L1 (a multiple
     // of NR; NR itself gives Goto's order, a B sliver held in L1).

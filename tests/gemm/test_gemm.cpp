@@ -108,51 +108,123 @@ void for_every_isa(const std::function<void()>& body) {
     ffn::gemm::set_isa(before.c_str());
 }
 
-}  // namespace
-
-TEST_CASE_TEMPLATE("gemm matches a double reference on odd shapes for every ISA", T, float, double) {
-    for_every_isa([] {
-        const int sizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257};
-        // Each size in each of M, N, K, the other two drawn from the list too,
-        // all four transpose pairs, with padded leading dimensions.
-        int n = 0;
-        for (int s : sizes)
-            for (bool ta : {false, true})
-                for (bool tb : {false, true}) {
-                    const int other = sizes[(n++ * 7) % 15], third = sizes[(n * 11) % 15];
-                    check_case<T>({s, other, third, ta, tb, 1.0, 0.0, 3});
-                    check_case<T>({other, s, third, ta, tb, -0.5, 1.0, 1});
-                    check_case<T>({third, other, s, ta, tb, 1.0, 2.0, 0});
-                }
-    });
+// Each size in each of M, N, K, the other two drawn from the list too, all
+// four transpose pairs, with padded leading dimensions.
+std::vector<Case> odd_shapes() {
+    const int sizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 257};
+    std::vector<Case> cases;
+    int n = 0;
+    for (int s : sizes)
+        for (bool ta : {false, true})
+            for (bool tb : {false, true}) {
+                const int other = sizes[(n++ * 7) % 15], third = sizes[(n * 11) % 15];
+                cases.push_back({s, other, third, ta, tb, 1.0, 0.0, 3});
+                cases.push_back({other, s, third, ta, tb, -0.5, 1.0, 1});
+                cases.push_back({third, other, s, ta, tb, 1.0, 2.0, 0});
+            }
+    return cases;
 }
 
 // The width sweep's thin products, unpadded so the small path's flat forms
 // (rows narrower than a vector, walked as one array) are the ones that run:
 // 400 x 1 by 1 x m, 400 x m by m x 1, and their backward products.
-TEST_CASE_TEMPLATE("gemm matches a double reference on the width sweep's thin shapes for every ISA", T, float, double) {
-    for_every_isa([] {
-        for (int M : {1, 5, 400, 401})
-            for (int m : {1, 2, 3, 4, 8, 16, 32})
-                for (bool t : {false, true}) {
-                    check_case<T>({M, m, 1, false, t, 1.0, 0.0, 0});  // x w^T: the first layer
-                    check_case<T>({M, 1, m, false, t, 1.0, 0.0, 0});  // h v^T: the second layer
-                    check_case<T>({m, 1, M, true, t, 1.0, 0.0, 0});   // dZ^T x: the first layer's weights
-                    check_case<T>({1, m, M, true, false, 1.0, 0.0, 0});  // dy^T h: the second layer's
-                }
-    });
+std::vector<Case> thin_shapes() {
+    std::vector<Case> cases;
+    for (int M : {1, 5, 400, 401})
+        for (int m : {1, 2, 3, 4, 8, 16, 32})
+            for (bool t : {false, true}) {
+                cases.push_back({M, m, 1, false, t, 1.0, 0.0, 0});     // x w^T: the first layer
+                cases.push_back({M, 1, m, false, t, 1.0, 0.0, 0});     // h v^T: the second layer
+                cases.push_back({m, 1, M, true, t, 1.0, 0.0, 0});      // dZ^T x: the first layer's weights
+                cases.push_back({1, m, M, true, false, 1.0, 0.0, 0});  // dy^T h: the second layer's
+            }
+    return cases;
 }
 
 // Past the odd shapes' 257: several KC passes, MC blocks (a transposed A is
 // packed four blocks at a time, the last group partial), L2 sub-panels of B
 // and NC panels, each with a ragged last block.
+std::vector<Case> blocking_shapes() {
+    std::vector<Case> cases;
+    for (bool ta : {false, true}) {
+        cases.push_back({1300, 300, 600, ta, false, 1.0, 0.0, 1});
+        cases.push_back({1300, 300, 600, ta, true, -0.5, 1.0, 0});
+    }
+    cases.push_back({40, 4200, 50, true, false, 1.0, 2.0, 0});
+    return cases;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gemm matches a double reference on odd shapes for every ISA", T, float, double) {
+    for_every_isa([] {
+        for (const Case& c : odd_shapes()) check_case<T>(c);
+    });
+}
+
+TEST_CASE_TEMPLATE("gemm matches a double reference on the width sweep's thin shapes for every ISA", T, float, double) {
+    for_every_isa([] {
+        for (const Case& c : thin_shapes()) check_case<T>(c);
+    });
+}
+
 TEST_CASE_TEMPLATE("gemm matches a double reference across every blocking loop for every ISA", T, float, double) {
     for_every_isa([] {
-        for (bool ta : {false, true}) {
-            check_case<T>({1300, 300, 600, ta, false, 1.0, 0.0, 1});
-            check_case<T>({1300, 300, 600, ta, true, -0.5, 1.0, 0});
+        for (const Case& c : blocking_shapes()) check_case<T>(c);
+    });
+}
+
+// The promise of gemm.h: every family computes the same bits. Each family the
+// machine has against the reference family (the same templates in scalar
+// code), on every shape above, in both types; zero tolerance.
+TEST_CASE_TEMPLATE("every kernel family computes bitwise the reference family's C", T, float, double) {
+    std::vector<Case> cases = odd_shapes();
+    for (const auto& list : {thin_shapes(), blocking_shapes()}) cases.insert(cases.end(), list.begin(), list.end());
+    for (double alpha : {0.0, 1.0, -0.5})
+        for (double beta : {0.0, 1.0, 2.0}) cases.push_back({33, 17, 65, false, true, alpha, beta, 2});
+    const std::string before = ffn::gemm::active_isa();
+    REQUIRE(ffn::gemm::set_isa("ref"));
+    std::vector<std::vector<T>> want;
+    for (const Case& c : cases) want.push_back(run(c, make_operands<T>(c)));
+    for_every_isa([&] {
+        for (std::size_t n = 0; n < cases.size(); ++n) {
+            const Case& c = cases[n];
+            CAPTURE(c.M);
+            CAPTURE(c.N);
+            CAPTURE(c.K);
+            CAPTURE(c.ta);
+            CAPTURE(c.tb);
+            const auto got = run(c, make_operands<T>(c));
+            REQUIRE(std::memcmp(got.data(), want[n].data(), got.size() * sizeof(T)) == 0);
         }
-        check_case<T>({40, 4200, 50, true, false, 1.0, 2.0, 0});
+    });
+    ffn::gemm::set_isa(before.c_str());
+}
+
+// The packed path's canonical order, restated independently: k in blocks of
+// 256, each block one chain of fused multiply-adds from zero, then
+// C = alpha * block + beta * C with the products rounded apart (beta = 1
+// after the first block). Every family must give exactly these bits.
+TEST_CASE_TEMPLATE("the packed path sums each element in the documented canonical order", T, float, double) {
+    for_every_isa([] {
+        for (const Case c : {Case{70, 90, 600, false, false, 1.0, 0.0, 1}, Case{70, 90, 600, true, true, -0.5, 2.0, 0}}) {
+            const auto o = make_operands<T>(c);
+            const auto got = run(c, o);
+            for (int i = 0; i < c.M; ++i)
+                for (int j = 0; j < c.N; ++j) {
+                    T out = o.C[i * o.ldc + j];
+                    for (int k0 = 0; k0 < c.K; k0 += 256) {
+                        T acc = 0;
+                        for (int k = k0; k < std::min(c.K, k0 + 256); ++k)
+                            acc = std::fma(c.ta ? o.A[k * o.lda + i] : o.A[i * o.lda + k],
+                                           c.tb ? o.B[j * o.ldb + k] : o.B[k * o.ldb + j], acc);
+                        const T beta = k0 == 0 ? static_cast<T>(c.beta) : T(1);
+                        const T scaled = static_cast<T>(c.alpha) * acc;
+                        out = beta == T(0) ? scaled : scaled + beta * out;
+                    }
+                    REQUIRE(std::memcmp(&out, &got[i * o.ldc + j], sizeof(T)) == 0);
+                }
+        }
     });
 }
 

@@ -6,23 +6,28 @@
 // (including masked loads and stores for partial vectors), and each ISA's
 // file instantiates it under its own flags.
 //
-// Vector forms chosen by the shape and strides alone (never by the thread
-// count), each summing k in a fixed order:
+// Vector forms chosen by the shape and strides alone (never by the vector
+// width or the thread count). Each fixes the order of operations for every
+// element of C, so that every family computes it bitwise alike:
 //  - rows:    C[i, j..j+W) from op(B)'s contiguous rows, vectorised along N;
 //  - columns: C[i..i+W, j) from op(A)'s contiguous columns, along M, for
-//             thin outputs (N <= 4);
+//             thin outputs (N <= 4). Rows and columns sum each element
+//             alike: K < 8 in one chain of fused multiply-adds; longer k
+//             loops in four chains (k mod 4, the last K mod 4 terms on chain
+//             0), joined as (c0 + c1) + (c2 + c3);
 //  - dots:    C[i, j] = op(A)[i, :] . op(B)[:, j] along K, when both are
-//             contiguous in k, W rows reduced together;
+//             contiguous in k: kReductionLanes chains (k mod lanes, the tail
+//             padded with zeros), joined by one pairwise tree;
 //  - outer:   K = 1, each element one product;
 //  - narrow column sums: a single row or column of C that sums a matrix
-//             narrower than a vector over k, W / width of its rows per vector.
-// In the rows and columns forms long k loops (K >= 8) keep four accumulator
-// chains (k mod 4), added pairwise at the end, so FMA latency does not
-// serialise them.
+//             narrower than kReductionLanes over k, lanes / width of its rows
+//             per vector of kReductionLanes (see narrow_column_sums).
+// The reduction forms (dots, narrow column sums) take the traits D, whose
+// width is kReductionLanes; the others take the family's own S.
 #include <algorithm>
 #include <cstdint>
 
-#include "gemm/gemm.h"
+#include "gemm/kernel.h"
 
 namespace ffn::gemm {
 // Internal linkage on purpose: each ISA's file compiles its own copy of these
@@ -62,14 +67,15 @@ inline typename S::V row_chunk(const typename S::T* a, std::int64_t a_k, const t
     return S::add(S::add(acc[0], acc[1]), S::add(acc[2], acc[3]));
 }
 
-// C[i, j..j+2W) for one row: two full vectors share each broadcast of A.
+// C[i, j..j+2W) for one row: two full vectors share each broadcast of A,
+// each summed in row_chunk's order.
 template <class S>
 inline void row_pair(const typename S::T* a, std::int64_t a_k, const typename S::T* b, std::int64_t b_k, std::int64_t K,
                      typename S::V& out0, typename S::V& out1) {
     using V = typename S::V;
     constexpr int W = S::W;
-    V acc0 = S::zero(), acc1 = S::zero();
     if (K < kShortK) {
+        V acc0 = S::zero(), acc1 = S::zero();
         for (std::int64_t k = 0; k < K; ++k) {
             const V ak = S::set1(a[k * a_k]);
             acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
@@ -79,22 +85,24 @@ inline void row_pair(const typename S::T* a, std::int64_t a_k, const typename S:
         out1 = acc1;
         return;
     }
-    V acc2 = S::zero(), acc3 = S::zero();  // odd k: a second chain per half
+    V acc[4][2];
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) acc[c][0] = acc[c][1] = S::zero();
     std::int64_t k = 0;
-    for (; k + 2 <= K; k += 2) {
-        const V ak = S::set1(a[k * a_k]), ak1 = S::set1(a[(k + 1) * a_k]);
-        acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
-        acc1 = S::fmadd(ak, S::loadu(b + k * b_k + W), acc1);
-        acc2 = S::fmadd(ak1, S::loadu(b + (k + 1) * b_k), acc2);
-        acc3 = S::fmadd(ak1, S::loadu(b + (k + 1) * b_k + W), acc3);
-    }
+    for (; k + 4 <= K; k += 4)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+            const V ak = S::set1(a[(k + c) * a_k]);
+            acc[c][0] = S::fmadd(ak, S::loadu(b + (k + c) * b_k), acc[c][0]);
+            acc[c][1] = S::fmadd(ak, S::loadu(b + (k + c) * b_k + W), acc[c][1]);
+        }
     for (; k < K; ++k) {
         const V ak = S::set1(a[k * a_k]);
-        acc0 = S::fmadd(ak, S::loadu(b + k * b_k), acc0);
-        acc1 = S::fmadd(ak, S::loadu(b + k * b_k + W), acc1);
+        acc[0][0] = S::fmadd(ak, S::loadu(b + k * b_k), acc[0][0]);
+        acc[0][1] = S::fmadd(ak, S::loadu(b + k * b_k + W), acc[0][1]);
     }
-    out0 = S::add(acc0, acc2);
-    out1 = S::add(acc1, acc3);
+    out0 = S::add(S::add(acc[0][0], acc[1][0]), S::add(acc[2][0], acc[3][0]));
+    out1 = S::add(S::add(acc[0][1], acc[1][1]), S::add(acc[2][1], acc[3][1]));
 }
 
 // C[i..i+n, j) for n <= W rows, op(A) columns contiguous.
@@ -324,20 +332,21 @@ void small_gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t
                 const typename S::T* A, std::int64_t lda, const typename S::T* B, std::int64_t ldb,
                 typename S::T beta, typename S::T* C, std::int64_t ldc) {
     using T = typename S::T;
+    static_assert(D::W == kReductionLanes<T>, "the reduction forms' lane count is part of the canonical order");
     // Strides of op(A) and op(B) along k and along their other index.
     const std::int64_t a_k = ta == Trans::no ? 1 : lda, a_i = ta == Trans::no ? lda : 1;
     const std::int64_t b_k = tb == Trans::no ? ldb : 1, b_j = tb == Trans::no ? 1 : ldb;
     const bool accumulate = beta != T(0);
 
     const bool thin = N <= 4;
-    alignas(64) T lanes[S::W];
-    if (M == 1 && a_k == 1 && b_j == 1 && b_k == N && small_detail::narrow(N, S::W)) {
+    alignas(64) T lanes[D::W];
+    if (M == 1 && a_k == 1 && b_j == 1 && b_k == N && small_detail::narrow(N, D::W)) {
         // dy^T h in the width sweep: a row of h's column sums weighted by dy.
-        small_detail::narrow_column_sums<S>(B, A, K, static_cast<int>(N), lanes);
+        small_detail::narrow_column_sums<D>(B, A, K, static_cast<int>(N), lanes);
         for (std::int64_t j = 0; j < N; ++j) small_detail::store_scaled(C + j, lanes[j], alpha, beta);
-    } else if (N == 1 && a_i == 1 && a_k == M && b_k == 1 && small_detail::narrow(M, S::W)) {
+    } else if (N == 1 && a_i == 1 && a_k == M && b_k == 1 && small_detail::narrow(M, D::W)) {
         // dZ^T x: the column sums of a narrow dZ weighted by x, as a column.
-        small_detail::narrow_column_sums<S>(A, B, K, static_cast<int>(M), lanes);
+        small_detail::narrow_column_sums<D>(A, B, K, static_cast<int>(M), lanes);
         for (std::int64_t i = 0; i < M; ++i) small_detail::store_scaled(C + i * ldc, lanes[i], alpha, beta);
     } else if (K == 1 && alpha == T(1) && !accumulate && b_j == 1) {
         small_outer<S>(M, N, A, a_i, B, C, ldc);

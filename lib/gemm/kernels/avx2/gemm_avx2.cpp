@@ -5,7 +5,7 @@
 // of B + 1 broadcast of A = 15 of 16. Per k step: 2 loads of B, 6 broadcasts,
 // 12 FMAs, so the two FMA pipes, not the load ports, set the pace.
 //
-// Cache blocks: the 6 x 256 sliver of A (6 KiB) stays in L1d while the
+// Cache blocks (KC is the canonical kBlockK = 256): the 6 x 256 sliver of A (6 KiB) stays in L1d while the
 // driver walks it across a sub-panel of NC_L2 = 512 columns of packed B (256
 // x 512 floats = 512 KiB, in L2); the MC x KC block of A (120 x 256 floats =
 // 120 KiB) shares L2 with it. NC x KC of B (4096 x 256 floats = 4 MiB) stays
@@ -35,8 +35,25 @@ bool avx2_supported() {
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>, {tile_kernel<F32x8, kMR>, small_gemm<F32x8, F32x8>, kMR, 16, 256, 120, 4096, 512, nullptr, nullptr, finish_block<F32x8>, pack_b_rows<F32x8>},
-            {tile_kernel<F64x4, kMR>, small_gemm<F64x4, F64x4>, kMR, 8, 256, 60, 2048, 256, nullptr, nullptr, finish_block<F64x4>, pack_b_rows<F64x4>}};
+    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>,
+            {.kernel = tile_kernel<F32x8, kMR>,
+             .small = small_gemm<F32x8, F32x8>,
+             .MR = kMR,
+             .NR = 16,
+             .MC = 120,
+             .NC = 4096,
+             .NC_L2 = 512,
+             .finish = finish_block<F32x8>,
+             .pack_b = pack_b_rows<F32x8>},
+            {.kernel = tile_kernel<F64x4, kMR>,
+             .small = small_gemm<F64x4, F64x4>,
+             .MR = kMR,
+             .NR = 8,
+             .MC = 60,
+             .NC = 2048,
+             .NC_L2 = 256,
+             .finish = finish_block<F64x4>,
+             .pack_b = pack_b_rows<F64x4>}};
 }
 
 }  // namespace ffn::gemm

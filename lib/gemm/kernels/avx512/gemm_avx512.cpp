@@ -5,23 +5,22 @@
 // of B + 1 broadcast of A = 27 of 32. Per k step: 2 loads of B, 12
 // broadcasts, 24 FMAs.
 //
-// Cache blocks, measured on this machine (48 KiB L1d, 1 MiB L2 per core,
-// 32 MiB shared L3). KC 512: the 12 x 512 sliver of A (24 KiB) stays in L1d
-// while the driver walks it across a sub-panel of NC_L2 = 256 columns of
-// packed B (512 x 256 floats = 512 KiB, in L2), each 64 KiB sliver of B
-// streamed from L2 by the hardware prefetcher. The MC x KC block of A (144 x
-// 512 floats = 288 KiB) shares L2 with the sub-panel; NC x KC of B (4096 x
-// 512 floats = 8 MiB) sits in L3. Goto's order (NC_L2 = NR) keeps a KC x NR
-// sliver of B in L1d instead: 64 KiB here, too big, so A and B both streamed
-// from L2; prepacked in a microbenchmark (576 x 2048 of C, KC 512) that order
-// ran at 0.90-0.94 of peak and this one at 0.95-0.98, and in full calls it
-// gained 1-2% (A/B runs of the FFN shapes). KC 256 (which fits the B sliver
-// in L1d) helped Goto's order by 3% there but not this one; MC 96-288, NC_L2
-// 128-512 and KC 384 were within noise. dgemm: KC 256, MC 72, NC 2048, NC_L2
-// 256 (the same bytes). On Zen 4 a 512-bit FMA
-// issues as two 256-bit halves, so there AVX-512 wins by fewer instructions
-// and a larger register tile; this machine's cores have full-width units
-// (twice the AVX2 peak).
+// Cache blocks, measured on an AVX-512 machine with full-width FMA units
+// (48 KiB L1d, 1 MiB L2 per core, 32 MiB shared L3). The driver walks each
+// 12 x KC sliver of A (in L1d) across a sub-panel of NC_L2 packed columns
+// of B (in L2), each B sliver streamed from L2 by the hardware prefetcher;
+// the MC x KC block of A (144 rows) shares L2 with the sub-panel; NC x KC of
+// B sits in L3. Goto's order (NC_L2 = NR) keeps a KC x NR sliver of B in L1d
+// instead, too big at these sizes, so A and B both streamed from L2: in full
+// calls this order gained 1-2%. KC is the canonical kBlockK = 256 shared by
+// every family (it was 512 here, 1-2% faster than 256 at NC_L2 = 256);
+// NC_L2 = 512 keeps the sub-panel at the 512 KiB that measured best. That
+// pair has not been re-measured on an AVX-512 machine. dgemm: MC 72, NC
+// 2048, NC_L2 256 (the same bytes).
+//
+// On Zen 4 a 512-bit FMA issues as two 256-bit halves, so there AVX-512 wins
+// by fewer instructions and a larger register tile; the machine above has
+// full-width units (twice the AVX2 peak).
 #include <immintrin.h>
 
 #include "gemm/kernel.h"
@@ -171,8 +170,30 @@ bool avx512_supported() {
 }  // namespace
 
 KernelFamily avx512_family() {
-    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>, {tile_kernel<F32x16, kMR>, small_gemm<F32x16, F32x8>, kMR, 32, 512, 144, 4096, 256, pack_rows_12, pack_cols_12, finish_block<F32x16>, pack_b_rows<F32x16>, kernel_for_rows<F32x16>},
-            {tile_kernel<F64x8, kMR>, small_gemm<F64x8, F64x4>, kMR, 16, 256, 72, 2048, 256, nullptr, nullptr, finish_block<F64x8>, pack_b_rows<F64x8>, kernel_for_rows<F64x8>}};
+    // The small path's reductions run in 256-bit vectors (kReductionLanes).
+    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>,
+            {.kernel = tile_kernel<F32x16, kMR>,
+             .small = small_gemm<F32x16, F32x8>,
+             .MR = kMR,
+             .NR = 32,
+             .MC = 144,
+             .NC = 4096,
+             .NC_L2 = 512,
+             .pack_rows = pack_rows_12,
+             .pack_cols = pack_cols_12,
+             .finish = finish_block<F32x16>,
+             .pack_b = pack_b_rows<F32x16>,
+             .kernel_for_rows = kernel_for_rows<F32x16>},
+            {.kernel = tile_kernel<F64x8, kMR>,
+             .small = small_gemm<F64x8, F64x4>,
+             .MR = kMR,
+             .NR = 16,
+             .MC = 72,
+             .NC = 2048,
+             .NC_L2 = 256,
+             .finish = finish_block<F64x8>,
+             .pack_b = pack_b_rows<F64x8>,
+             .kernel_for_rows = kernel_for_rows<F64x8>}};
 }
 
 }  // namespace ffn::gemm

@@ -1,42 +1,26 @@
-// Portable micro-kernels: plain loops in the scalar type, compiled without ISA
-// flags. They are the oracle the SIMD kernels are tested against and the
-// fallback on machines without AVX2.
+// The reference family: the shared kernel bodies instantiated with portable
+// lanes (ref/lanes.h), compiled without ISA flags. It computes every element
+// of C in the canonical order of operations the SIMD families use, one
+// std::fma for each of their fused multiply-adds, so it is both the fallback
+// on machines without AVX2 and the oracle the SIMD families must equal bit
+// for bit. Packing and the epilogue take the driver's portable loops.
 #include "gemm/kernel.h"
+#include "gemm/kernels/ref/lanes.h"
+#include "gemm/kernels/small_gemm.h"
+#include "gemm/kernels/tile_kernel.h"
 
 namespace ffn::gemm {
 
 namespace {
 
-constexpr std::int64_t kMR = 4, kNR = 8;
+constexpr int kMR = 4;
 
+// Four-lane "vectors" give a 4 x 8 register tile: the tile's shape changes
+// no result (each element of C is its own chain), only the speed.
 template <class T>
-void ref_kernel(std::int64_t kc, const T* a, const T* b, T* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
-                T alpha, T beta) {
-    T acc[kMR][kNR] = {};
-    for (std::int64_t k = 0; k < kc; ++k, a += kMR, b += kNR)
-        for (std::int64_t i = 0; i < kMR; ++i)
-            for (std::int64_t j = 0; j < kNR; ++j) acc[i][j] += a[i] * b[j];
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-            T& out = c[i * ldc + j];
-            const T scaled = alpha * acc[i][j];
-            out = beta == T(0) ? scaled : scaled + beta * out;
-        }
-}
-
+using TileLanes = Lanes<T, 4>;
 template <class T>
-void ref_small(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A,
-               std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
-    for (std::int64_t i = 0; i < M; ++i)
-        for (std::int64_t j = 0; j < N; ++j) {
-            T sum = 0;
-            for (std::int64_t k = 0; k < K; ++k)
-                sum += (ta == Trans::no ? A[i * lda + k] : A[k * lda + i]) * (tb == Trans::no ? B[k * ldb + j] : B[j * ldb + k]);
-            T& out = C[i * ldc + j];
-            const T scaled = alpha * sum;
-            out = beta == T(0) ? scaled : scaled + beta * out;
-        }
-}
+using ReductionLanes = Lanes<T, kReductionLanes<T>>;
 
 bool always() { return true; }
 
@@ -51,12 +35,21 @@ double fma_loop(std::int64_t iterations) {
     return static_cast<double>(iterations) * 8 * 2;
 }
 
+template <class T>
+KernelShape<T> ref_shape() {
+    // Goto's order (NC_L2 = NR): KC x NR of B (8 KiB in float) stays in L1
+    // while A slivers stream past.
+    return {.kernel = tile_kernel<TileLanes<T>, kMR>,
+            .small = small_gemm<TileLanes<T>, ReductionLanes<T>>,
+            .MR = kMR,
+            .NR = 2 * TileLanes<T>::W,
+            .MC = 512 / static_cast<std::int64_t>(sizeof(T)),
+            .NC = 16384 / static_cast<std::int64_t>(sizeof(T)),
+            .NC_L2 = 2 * TileLanes<T>::W};
+}
+
 }  // namespace
 
-// Goto's order (NC_L2 = NR): KC x NR of B (8 KiB in float) stays in L1 while
-// A slivers stream past.
-KernelFamily ref_family() {
-    return {"ref", always, fma_loop, {ref_kernel<float>, ref_small<float>, kMR, kNR, 256, 128, 4096, kNR}, {ref_kernel<double>, ref_small<double>, kMR, kNR, 256, 64, 2048, kNR}};
-}
+KernelFamily ref_family() { return {"ref", always, fma_loop, ref_shape<float>(), ref_shape<double>()}; }
 
 }  // namespace ffn::gemm
