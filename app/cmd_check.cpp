@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common.h"
+#include "core/error.h"
 #include "experiments/registry.h"
 #include "runner/check.h"
 
@@ -21,7 +22,10 @@ CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
 
 int run_check(const CheckOptions& o) {
     const std::string root = find_root(o.root);
+    if (root.empty())
+        throw Error("check: not inside an ffn-lab checkout (no configs/ and experiments/ here or above); --root names one");
     const auto configs = o.configs.empty() ? runner::bundled_configs(root) : o.configs;
+    for (const auto& config : configs) runner::require_in_checkout(config, root);
     int ok = 0, differ = 0, errors = 0, updated = 0;
     for (const auto& config : configs) {
         const auto outcome = runner::check_config(config, root, o.update, experiments::all_kinds(), o.threads);

@@ -20,8 +20,13 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
 int run_list(const ListOptions& o) {
     std::cout << "Experiment kinds:\n";
     for (const auto& k : experiments::all_kinds()) std::cout << fmt::format("  {:<20} {}\n", k.name, k.description);
+    const std::string root = find_root(o.root);
+    if (root.empty()) {
+        std::cout << "\n(not inside an ffn-lab checkout: no bundled configs to list; --root names one)\n";
+        return 0;
+    }
     std::cout << "\nBundled configs:\n";
-    for (const auto& path : runner::bundled_configs(find_root(o.root))) {
+    for (const auto& path : runner::bundled_configs(root)) {
         std::string what;
         try {
             const auto j = runner::load_json_file(path);

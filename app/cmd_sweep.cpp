@@ -24,7 +24,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
-    cmd->add_flag("--check", o.check, "Exit 1 when a value misses the document's (see the verdict column)");
+    cmd->add_flag("--check", o.check,
+                  "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
     cmd->add_flag("-q,--quiet", o.quiet, "No progress line or summary on stderr");
     return cmd;
 }
@@ -91,12 +92,22 @@ int run_sweep(const SweepOptions& o) {
     if (!o.out_dir.empty()) write_outputs(o.out_dir, plan.kind->name, result.tables, result.manifest);
     if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir);
     const auto& e = result.expect;
+    const auto verdicts = report::count_verdicts(result.tables);
+    if (!o.quiet && verdicts.pass + verdicts.miss + verdicts.not_applicable > 0)
+        std::cerr << fmt::format("{}: verdicts {} pass, {} miss, {} n/a\n", o.config, verdicts.pass, verdicts.miss,
+                                 verdicts.not_applicable);
     if (!o.quiet && e.passed + e.missed > 0)
         std::cerr << fmt::format("{}: {} of {} document values matched{}\n", o.config, e.passed, e.passed + e.missed,
                                  e.missed ? fmt::format(", {} missed", e.missed) : "");
+    if (!o.quiet && !plan.protocol_deviations.empty()) {
+        std::string keys;
+        for (const auto& k : plan.protocol_deviations) keys += (keys.empty() ? "" : ", ") + k;
+        std::cerr << fmt::format("{}: not the document's protocol ({} differ): no document value is judged\n", o.config, keys);
+    }
     if (!o.quiet)
         for (const auto& origin : e.unmatched) std::cerr << origin << ": no row to compare (narrowed by --set?)\n";
-    return o.check && e.missed > 0 ? 1 : 0;
+    // --check judges every verdict column: a miss anywhere fails it, n/a never does.
+    return o.check && verdicts.miss > 0 ? 1 : 0;
 }
 
 }  // namespace ffn::app

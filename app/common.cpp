@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "ffnlab/build_info.h"
 
 namespace ffn::app {
 
@@ -14,8 +13,14 @@ namespace fs = std::filesystem;
 
 std::string find_root(const std::string& given) {
     if (!given.empty()) return given;
-    if (fs::is_directory("configs") && fs::is_directory("experiments")) return ".";
-    return build::source_dir;
+    std::error_code ec;
+    const fs::path cwd = fs::current_path(ec);
+    if (ec) return "";
+    for (fs::path dir = cwd;; dir = dir.parent_path()) {
+        if (fs::is_directory(dir / "configs", ec) && fs::is_directory(dir / "experiments", ec))
+            return dir == cwd ? "." : fs::relative(dir, cwd, ec).string();
+        if (dir == dir.root_path() || dir.parent_path() == dir) return "";
+    }
 }
 
 Progress::Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}

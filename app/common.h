@@ -7,8 +7,10 @@
 
 namespace ffn::app {
 
-// --root when given; else the working folder when it holds configs/ and
-// experiments/; else the source folder this binary was built from.
+// --root when given; else the nearest of the working folder and its parents
+// that holds configs/ and experiments/ (an ffn-lab checkout); else empty.
+// Never the source folder the binary was built from: a command run outside
+// a checkout must not read or write another one.
 std::string find_root(const std::string& given);
 
 // Draws "runs 3/50, 1.2 s elapsed, ETA 3.4 s" on stderr, only when stderr is

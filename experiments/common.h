@@ -102,13 +102,20 @@ inline void require_length(const std::string& key, std::size_t length, std::size
 inline void add_weight_keys(runner::Schema& schema) {
     schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "analyse this safetensors model instead of a fresh init"});
     schema.add({"names", runner::KeyType::object, runner::Json::object(), {}, {}, {},
-                "parameter name -> tensor name in the weights file"});
+                "parameter name -> tensor name in the weights file (ffn-lab's own and PyTorch nn.Sequential names need none)"});
 }
 
-// PyTorch's nn.Sequential(Linear, act, Linear) names, overridden by "names".
-inline std::map<std::string, std::string> weight_names(const runner::Run& run) {
-    std::map<std::string, std::string> names = {
+// A PyTorch nn.Sequential(Linear, act, Linear)'s tensor names, tried for a
+// parameter the file does not hold under ffn-lab's own name.
+inline const std::map<std::string, std::string>& torch_sequential_names() {
+    static const std::map<std::string, std::string> names = {
         {"up.weight", "0.weight"}, {"up.bias", "0.bias"}, {"down.weight", "2.weight"}, {"down.bias", "2.bias"}};
+    return names;
+}
+
+// The config's "names": parameter name -> tensor name.
+inline std::map<std::string, std::string> weight_names(const runner::Run& run) {
+    std::map<std::string, std::string> names;
     for (const auto& item : run.raw("names").items()) {
         if (!item.value().is_string()) throw Error("key 'names': '" + item.key() + "' must map to a string");
         names[item.key()] = item.value().get<std::string>();
@@ -121,7 +128,7 @@ inline std::map<std::string, std::string> weight_names(const runner::Run& run) {
 // changing an unrelated key keeps the same weights).
 template <class T>
 void load_or_initialize(const runner::Run& run, nn::Module<T>& model, const std::string& scheme, const std::string& what) {
-    if (!run.string("weights").empty()) return nn::load_weights(run.string("weights"), model, weight_names(run));
+    if (!run.string("weights").empty()) return nn::load_weights(run.string("weights"), model, weight_names(run), torch_sequential_names());
     Rng rng = Rng::stream(run.seed, fnv1a64(what), "init");
     nn::initialize(model, {scheme}, rng);
 }
@@ -150,7 +157,7 @@ double max_abs(const nn::Matrix<T>& a) {
     return worst;
 }
 
-// CLAIMS.md's tolerances for identities that hold up to rounding: relative
+// the claims list's tolerances for identities that hold up to rounding: relative
 // 1e-12 in float64 and 1e-5 in float32.
 inline double identity_tolerance(bool float64) { return float64 ? 1e-12 : 1e-5; }
 

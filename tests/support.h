@@ -5,7 +5,6 @@
 #include <random>
 #include <string>
 
-#include "ffnlab/build_info.h"
 
 namespace ffn::test {
 
@@ -30,7 +29,7 @@ private:
 };
 
 inline std::string source_path(const std::string& relative) {
-    return (std::filesystem::path(build::source_dir) / relative).string();
+    return (std::filesystem::path(FFNLAB_TEST_SOURCE_DIR) / relative).string();
 }
 
 }  // namespace ffn::test

@@ -1,5 +1,5 @@
 // linear_collapse: seed 001's claim that without its activation the FFN is
-// one d x d affine map (CLAIMS N2, P6). The product W_down W_up and its rank
+// one d x d affine map (claims N2, P6). The product W_down W_up and its rank
 // (float64, numpy's rule) against the ceiling min(d, m); the single layer
 // built from it and its residual against the two-layer net on random tokens;
 // the parameter counts. With the activation kept, the same replacement fails,

@@ -1,5 +1,5 @@
 // width_sweep: a 1-m-1 network fitted to a function of x on an interval,
-// swept over widths and seeds (seed 001's sin(3x) table; CLAIMS S2, S3).
+// swept over widths and seeds (seed 001's sin(3x) table; claims S2, S3).
 // Each run trains through nn::MLP, train::fit and the gemm core; the table
 // shows each width's RMSE and kink counts over seeds beside the document's
 // single-run values, the S2 promise checked row by row, and the best RMSE
@@ -60,8 +60,9 @@ nn::Matrix<T> column(const std::vector<double>& v) {
 template <class T>
 void save_run(const runner::Run& run, nn::MLP<T>& net, const std::string& stage, const FitData& data) {
     std::filesystem::create_directories(run.artifacts);
-    const std::string base = (std::filesystem::path(run.artifacts) / run.id_hex()).string();
-    const std::map<std::string, std::string> meta = {{"ffn_lab_run", run.values.dump()}, {"stage", stage}};
+    const std::string base = (std::filesystem::path(run.artifacts) / run.label()).string();
+    const std::map<std::string, std::string> meta = {
+        {"ffn_lab_run", run.values.dump()}, {"run_id", run.id_hex()}, {"stage", stage}};
     nn::save_weights(base + "_" + stage + ".safetensors", net, meta);
     if (stage == "initial") {
         io::SafetensorsFile file;
@@ -80,7 +81,7 @@ FittedNet fit_one(const runner::Run& run, const FitData& data) {
     const std::string weights = run.string("weights");
     const nn::Matrix<T> X = column<T>(data.x), Y = column<T>(data.y);
     if (!weights.empty()) {
-        nn::load_weights(weights, net, weight_names(run));
+        nn::load_weights(weights, net, weight_names(run), torch_sequential_names());
         out.status = "loaded";
     } else {
         // Streams keyed by what they depend on: changing lr or steps keeps the init.
@@ -183,7 +184,7 @@ SeedResults collect(const std::vector<std::vector<report::Table>>& per_run, std:
     return out;
 }
 
-// The S2 promise (CLAIMS.md) over one set of seeds of one width, each part
+// The S2 promise (experiments/README.md) over one set of seeds of one width, each part
 // its own cell (null where the document prints no RMSE or nothing came
 // before to fall from).
 struct Promise {
@@ -209,7 +210,7 @@ Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, do
     return p;
 }
 
-// Seeds in blocks of ten, the size of CLAIMS' protocol, when a config runs a
+// Seeds in blocks of ten, the size of S2 protocol, when a config runs a
 // multiple of ten with at least two blocks: how many blocks would pass the
 // promise on their own says how much one ten-seed verdict can be trusted.
 constexpr std::size_t kBlock = 10;
@@ -218,10 +219,12 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
     report::Table runs("runs");
     runner::add_swept_columns(plan, runs);
     runs.add_column("seed", ColumnType::integer);
+    runs.add_column("run_id", ColumnType::text);  // joins the row with --save-weights files and the manifest
     for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         auto cells = runner::swept_cells(plan, i);
         cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
+        cells.push_back(plan.runs[i].id_hex());
         const auto& row = per_run[i].front().rows().front();
         cells.insert(cells.end(), row.begin(), row.end());
         runs.add_row(std::move(cells));
@@ -245,6 +248,12 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
              {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
         t.add_column(name, type, digits);
 
+    // The document's values belong to its protocol (the config's "protocol"
+    // block): under any other target, interval, training... they are left
+    // out and nothing is judged. Under the protocol but on other seeds than
+    // it fixes (S2: 0-99), they are shown, but the verdict needs those seeds.
+    const bool document_protocol = plan.follows_protocol({"seeds"});
+    const bool judged = plan.follows_protocol();
     double previous_median = std::numeric_limits<double>::quiet_NaN();
     std::vector<double> previous_block_medians;
     for (const auto& group : runner::seed_groups(plan)) {
@@ -255,7 +264,7 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         const auto diverged = static_cast<std::int64_t>(all.diverged);
         const FitData data = make_fit_data(first);
         const double bound = analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1);
-        const Printed doc = printed_for(first, m);
+        const Printed doc = document_protocol ? printed_for(first, m) : Printed{};
         auto cells = runner::swept_cells(plan, group.front());
         if (!width_swept) cells.push_back(m);
         const double kmin = *std::min_element(kinks.begin(), kinks.end()), kmax = *std::max_element(kinks.begin(), kinks.end());
@@ -267,7 +276,11 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         }
         const Promise whole = judge(m, all, doc.rmse, previous_median);
         if (!rmse.empty()) previous_median = whole.rmse_median;
-        const std::string verdict = report::is_null(doc.rmse) ? "" : whole.pass ? "pass" : "miss";
+        std::string verdict;
+        if (report::is_null(printed_for(first, m).rmse)) verdict = "";
+        else if (!document_protocol) verdict = "n/a";
+        else if (!judged) verdict = fmt::format("n/a ({} seeds)", group.size());
+        else verdict = whole.pass ? "pass" : "miss";
 
         Cell blocks{}, blocks_pass{};
         if (group.size() >= 2 * kBlock && group.size() % kBlock == 0 && !report::is_null(doc.rmse)) {
@@ -350,6 +363,12 @@ runner::ExperimentKind make_width_sweep() {
     return {.name = "width_sweep",
             .description = "1-m-1 ReLU fits of a function over widths and seeds: RMSE, kinks, the S2 promise",
             .schema = std::move(schema),
+            .validate =
+                [](const runner::Plan& plan) {
+                    const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
+                    if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
+                        throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");
+                },
             .run = run_width,
             .aggregate = aggregate_width,
             .plot = plot_width_sweep};

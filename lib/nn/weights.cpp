@@ -22,13 +22,21 @@ void save_weights(const std::string& path, Module<T>& module, const std::map<std
 }
 
 template <class T>
-void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names) {
+void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names,
+                  const std::map<std::string, std::string>& aliases) {
     const io::SafetensorsFile file = io::read_safetensors(path);
     for (const auto& p : module.parameters()) {
-        const auto mapped = names.find(p.name);
-        const std::string stored = mapped == names.end() ? p.name : mapped->second;
+        std::string stored = p.name;
+        if (const auto mapped = names.find(p.name); mapped != names.end()) stored = mapped->second;
+        else if (const auto alias = aliases.find(p.name); !file.find(p.name) && alias != aliases.end() && file.find(alias->second))
+            stored = alias->second;
         const io::TensorData* t = file.find(stored);
-        if (!t) throw Error(path + ": no tensor '" + stored + "' (for parameter '" + p.name + "')");
+        if (!t) {
+            const auto alias = aliases.find(p.name);
+            throw Error(path + ": no tensor '" + stored + "'" +
+                        (alias != aliases.end() && !names.count(p.name) ? " or '" + alias->second + "'" : "") +
+                        " (for parameter '" + p.name + "'; the config's \"names\" maps a parameter to a tensor)");
+        }
         if (t->shape != p.shape)
             throw Error(path + ": tensor '" + stored + "' has shape " + shape_text(t->shape) + ", the model needs " +
                         shape_text(p.shape));
@@ -39,7 +47,9 @@ void load_weights(const std::string& path, Module<T>& module, const std::map<std
 
 template void save_weights<float>(const std::string&, Module<float>&, const std::map<std::string, std::string>&);
 template void save_weights<double>(const std::string&, Module<double>&, const std::map<std::string, std::string>&);
-template void load_weights<float>(const std::string&, Module<float>&, const std::map<std::string, std::string>&);
-template void load_weights<double>(const std::string&, Module<double>&, const std::map<std::string, std::string>&);
+template void load_weights<float>(const std::string&, Module<float>&, const std::map<std::string, std::string>&,
+                                  const std::map<std::string, std::string>&);
+template void load_weights<double>(const std::string&, Module<double>&, const std::map<std::string, std::string>&,
+                                   const std::map<std::string, std::string>&);
 
 }  // namespace ffn::nn

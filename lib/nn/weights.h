@@ -12,10 +12,14 @@ namespace ffn::nn {
 template <class T>
 void save_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& metadata = {});
 
-// `names` maps the module's parameter names to the file's (e.g. "up.weight"
-// -> "0.weight" for a PyTorch nn.Sequential); unmapped names are used as they
-// are. Throws ffn::Error naming the file and tensor on any mismatch.
+// Each parameter is read from the tensor `names` maps it to (parameter name
+// -> tensor name in the file, e.g. "up.weight" -> "0.weight"); a parameter
+// without an entry from the tensor of its own name (what save_weights
+// writes), else from the one `aliases` gives it (e.g. PyTorch's
+// nn.Sequential numbering). Throws ffn::Error naming the file and tensor on
+// any mismatch.
 template <class T>
-void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names = {});
+void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names = {},
+                  const std::map<std::string, std::string>& aliases = {});
 
 }  // namespace ffn::nn

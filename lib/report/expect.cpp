@@ -53,6 +53,12 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
         for (std::size_t r = 0; r < t->row_count(); ++r) {
             if (!row_matches(*t, r, e)) continue;
             any = true;
+            const auto v = *t->find_column("verdict");
+            if (!e.applies) {
+                summary.not_judged += static_cast<int>(e.values.size());
+                if (report::is_null(t->rows()[r][v])) t->set(r, v, std::string("n/a"));
+                continue;
+            }
             bool pass = true;
             for (const auto& [column, value] : e.values) {
                 t->set(r, *t->find_column(column + " (doc)"), value);
@@ -60,7 +66,6 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
                 ok ? ++summary.passed : ++summary.missed;
                 pass = pass && ok;
             }
-            const auto v = *t->find_column("verdict");
             const bool earlier_miss = t->rows()[r][v] == Cell{std::string("miss")};
             t->set(r, v, std::string(pass && !earlier_miss ? "pass" : "miss"));
             // Several expectations may cover one row: keep every source.
@@ -71,6 +76,22 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
         if (!any) summary.unmatched.push_back(e.origin);
     }
     return summary;
+}
+
+VerdictCounts count_verdicts(const std::vector<Table>& tables) {
+    VerdictCounts counts;
+    for (const auto& t : tables) {
+        const auto v = t.find_column("verdict");
+        if (!v) continue;
+        for (const auto& row : t.rows()) {
+            const auto* text = std::get_if<std::string>(&row[*v]);
+            if (!text || text->empty()) continue;
+            if (*text == "pass") ++counts.pass;
+            else if (text->starts_with("n/a")) ++counts.not_applicable;
+            else ++counts.miss;
+        }
+    }
+    return counts;
 }
 
 }  // namespace ffn::report

@@ -3,7 +3,8 @@
 // row(s) it applies to (column = value pairs), and the values the document
 // prints for some columns, with a tolerance. apply_expectations adds to that
 // table a "<column> (doc)" column after each expected column and a final
-// "verdict" column (pass / miss) for the rows an expectation covers.
+// "verdict" column (pass / miss, or n/a where the expectation does not apply)
+// for the rows an expectation covers.
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,12 +21,16 @@ struct Expectation {
     double rtol = 0.0;
     std::string source;  // e.g. "001": the document it comes from
     std::string origin;  // "configs/params.json: expect[2]" for error messages
+    // False when the run does not follow the protocol the document's value
+    // was printed for: its rows then show no document value and read "n/a".
+    bool applies = true;
 };
 
 // Counts of document values (not rows) within / outside their tolerance.
 struct ExpectSummary {
     int passed = 0;
     int missed = 0;
+    int not_judged = 0;  // values whose expectation does not apply to this run
     std::vector<std::string> unmatched;  // origins of expectations whose 'where' selected no row
 };
 
@@ -33,5 +38,12 @@ struct ExpectSummary {
 // does not exist. An expectation whose rows are absent (a --set narrowed the
 // sweep) is listed in `unmatched` instead: nothing to compare, not a miss.
 ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations);
+
+// The cells of every "verdict" column: "pass", "miss", and "n/a" (with or
+// without a reason after it). What `sweep --check` judges.
+struct VerdictCounts {
+    int pass = 0, miss = 0, not_applicable = 0;
+};
+VerdictCounts count_verdicts(const std::vector<Table>& tables);
 
 }  // namespace ffn::report

@@ -24,6 +24,19 @@ std::vector<std::string> bundled_configs(const std::string& root) {
     return out;
 }
 
+void require_in_checkout(const std::string& config_path, const std::string& root) {
+    // Expected tables belong to the configs of their own checkout: a config
+    // from elsewhere would be mapped, by its file name, onto a bundled
+    // config's table and overwrite it under --update.
+    std::error_code ec;
+    const fs::path configs = fs::weakly_canonical(fs::path(root) / "configs", ec);
+    const fs::path config = fs::weakly_canonical(config_path, ec);
+    const auto [end, _] = std::mismatch(configs.begin(), configs.end(), config.begin(), config.end());
+    if (ec || end != configs.end())
+        throw Error(config_path + ": not a config of the checkout at " + root +
+                    " (check compares the configs under its configs/ folder with their expected tables)");
+}
+
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path) {
     return (fs::path(root) / "experiments" / kind / "expected" / fs::path(config_path).filename()).lexically_normal().string();
 }
@@ -32,6 +45,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
                           const std::vector<ExperimentKind>& kinds, std::size_t threads) {
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
     try {
+        require_in_checkout(config_path, root);
         const Plan plan = make_plan(load_json_file(config_path), config_path, {}, kinds);
         const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);

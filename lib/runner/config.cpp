@@ -1,6 +1,7 @@
 #include "runner/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <set>
 
@@ -13,8 +14,32 @@ namespace ffn::runner {
 
 namespace {
 
+void reject_unknown_keys(const Json& obj, const std::vector<std::string>& allowed, const std::string& where) {
+    for (const auto& item : obj.items())
+        if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
+            std::string msg = where + ": unknown key '" + item.key() + "'";
+            if (auto guess = did_you_mean(item.key(), allowed)) msg += " (did you mean '" + *guess + "'?)";
+            throw Error(msg);
+        }
+}
+
 // Keys every config may hold besides its kind's schema.
-const std::vector<std::string> kStructuralKeys = {"experiment", "description", "sweep", "zip", "expect", "check"};
+const std::vector<std::string> kStructuralKeys = {"experiment", "description", "sweep", "zip", "expect", "check", "protocol"};
+
+// {"range": [a, b]} -> [a, a+1, ..., b-1] (half-open, as Python's range);
+// anything else is returned unchanged for the schema to judge.
+Json expand_seed_range(const Json& seeds, const std::string& where) {
+    if (!seeds.is_object()) return seeds;
+    reject_unknown_keys(seeds, {"range"}, where);
+    const Json& r = seeds.value("range", Json());
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned() ||
+        r[0].get<std::uint64_t>() >= r[1].get<std::uint64_t>() || r[1].get<std::uint64_t>() - r[0].get<std::uint64_t>() > 1000000)
+        throw Error(where + ": expected {\"range\": [first, end]} with 0 <= first < end (end excluded, at most 10^6 seeds), got " +
+                    seeds.dump());
+    Json out = Json::array();
+    for (std::uint64_t s = r[0].get<std::uint64_t>(); s < r[1].get<std::uint64_t>(); ++s) out.push_back(s);
+    return out;
+}
 
 Schema with_common_keys(const Schema& kind) {
     Schema s = kind;
@@ -110,15 +135,6 @@ double read_tolerance(const Json& obj, const std::string& key, double fallback, 
     return v.get<double>();
 }
 
-void reject_unknown(const Json& obj, const std::vector<std::string>& allowed, const std::string& where) {
-    for (const auto& item : obj.items())
-        if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
-            std::string msg = where + ": unknown key '" + item.key() + "'";
-            if (auto guess = did_you_mean(item.key(), allowed)) msg += " (did you mean '" + *guess + "'?)";
-            throw Error(msg);
-        }
-}
-
 std::vector<report::Expectation> read_expectations(const Json& list, const std::string& where) {
     if (!list.is_array()) throw Error(where + ": key 'expect': expected a list of objects");
     std::vector<report::Expectation> out;
@@ -126,7 +142,7 @@ std::vector<report::Expectation> read_expectations(const Json& list, const std::
         const std::string here = where + ": expect[" + std::to_string(i) + "]";
         const Json& e = list[i];
         if (!e.is_object()) throw Error(here + ": expected an object");
-        reject_unknown(e, {"table", "where", "values", "atol", "rtol", "source", "note"}, here);
+        reject_unknown_keys(e, {"table", "where", "values", "given", "atol", "rtol", "source", "note"}, here);
         if (!e.contains("table") || !e["table"].is_string()) throw Error(here + ": key 'table': expected a string");
         if (!e.contains("values")) throw Error(here + ": key 'values': required");
         report::Expectation x;
@@ -152,14 +168,37 @@ Override parse_override(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
         throw Error("--set '" + text + "': expected key.path=value");
-    Override o{text.substr(0, eq), nullptr};
+    Override o{text.substr(0, eq), nullptr, text};
     const std::string value = text.substr(eq + 1);
     o.value = Json::parse(value, nullptr, /*allow_exceptions=*/false);
     if (o.value.is_discarded()) o.value = value;
     return o;
 }
 
+bool Plan::deviates_from_protocol(const std::string& key) const {
+    return std::find(protocol_deviations.begin(), protocol_deviations.end(), key) != protocol_deviations.end();
+}
+
+bool Plan::follows_protocol(const std::vector<std::string>& ignoring) const {
+    return std::all_of(protocol_deviations.begin(), protocol_deviations.end(), [&](const std::string& key) {
+        return std::find(ignoring.begin(), ignoring.end(), key) != ignoring.end();
+    });
+}
+
 std::string Run::id_hex() const { return fmt::format("{:016x}", id); }
+
+std::string Run::label() const {
+    std::string out;
+    for (const auto& [key, value] : swept) {
+        std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        // Only characters that are safe in a file name on every system.
+        for (char& c : text)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+') c = '_';
+        out += (out.empty() ? "" : "_") + key + "=" + text;
+    }
+    const bool seed_shown = std::any_of(swept.begin(), swept.end(), [](const auto& kv) { return kv.first == "seed"; });
+    return seed_shown ? out : out + (out.empty() ? "" : "_") + "seed=" + std::to_string(seed);
+}
 
 const Json& Run::raw(const std::string& path) const {
     if (!values.contains(path)) throw std::logic_error("run has no key '" + path + "' (missing from the schema?)");
@@ -218,26 +257,35 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         plan.description = root["description"].get<std::string>();
     }
 
-    // Overrides: a swept key set with --set is fixed at that value.
+    // Overrides. A --set on a swept or zipped key fixes it to that one value:
+    // the key leaves its axis (the rest of a zip still walks together).
+    if (root.contains("seeds")) root["seeds"] = expand_seed_range(root["seeds"], source + ": key 'seeds'");
     Json flat = Json::object();
     flatten(root, "", schema, source, kind_name, flat);
     for (const auto& o : overrides) {
         const std::string where = "--set " + o.path;
         if (const auto dot = o.path.find('.'); dot != std::string::npos &&
                                                (o.path.substr(0, dot) == "sweep" || o.path.substr(0, dot) == "zip")) {
-            root[o.path.substr(0, dot)][o.path.substr(dot + 1)] = o.value;
+            const std::string block = o.path.substr(0, dot);
+            if (root.contains(block) && !root[block].is_object())
+                throw Error(where + ": the config's '" + block + "' is not an object");
+            root[block][o.path.substr(dot + 1)] = o.value;
             continue;
         }
-        if (o.path == "experiment" || o.path == "expect" || o.path == "check" || o.path == "description")
+        if (o.path == "experiment" || o.path == "expect" || o.path == "check" || o.path == "description" ||
+            o.path == "protocol")
             throw Error(where + ": '" + o.path + "' cannot be overridden");
         const KeySpec* spec = schema.find(o.path);
         if (!spec) unknown_key("--set", o.path, schema, kind_name);
-        check_value(where, *spec, o.value);
-        flat[o.path] = o.value;
-        if (root.contains("sweep") && root["sweep"].is_object()) root["sweep"].erase(o.path);
-        if (o.path == "seeds") root["seeds"] = o.value;
+        const Json value = o.path == "seeds" ? expand_seed_range(o.value, where) : o.value;
+        check_value(where, *spec, value);
+        flat[o.path] = value;
+        for (const char* block : {"sweep", "zip"})
+            if (root.contains(block) && root[block].is_object() && root[block].contains(o.path)) {
+                root[block].erase(o.path);
+                if (root[block].empty()) root.erase(block);
+            }
     }
-    plan.config = root;
 
     // Defaults; a key without one is required.
     Json resolved = Json::object();
@@ -307,13 +355,61 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         if (a == 0) break;
     }
 
-    if (root.contains("expect")) plan.expectations = read_expectations(root["expect"], source);
+    // The config as run: the file's keys after every override, flat, with the
+    // seed list spelled out; running it again gives the same plan.
+    plan.config = Json::object();
+    for (const char* key : {"experiment", "description"})
+        if (root.contains(key)) plan.config[key] = root[key];
+    for (const auto& item : flat.items())
+        if (item.key() != "seeds") plan.config[item.key()] = item.value();
+    plan.config["seeds"] = plan.seeds;
+    for (const auto& o : overrides) plan.overrides.push_back(o.text);
+    for (const char* key : {"sweep", "zip", "protocol", "expect", "check"})
+        if (root.contains(key)) plan.config[key] = root[key];
+
+    // Whether every run holds `value` for `key`, validated against the schema.
+    auto all_runs_hold = [&](const std::string& key, const Json& given, const std::string& where) {
+        if (key == "seeds") {
+            const Json want = expand_seed_range(given, where + " 'seeds'");
+            check_value(where, *schema.find("seeds"), want);
+            return want.get<std::vector<std::uint64_t>>() == plan.seeds;
+        }
+        const KeySpec* spec = schema.find(key);
+        if (!spec) unknown_key(where, key, schema, kind_name);
+        check_value(where, *spec, given);
+        return std::all_of(plan.runs.begin(), plan.runs.end(), [&](const Run& r) { return r.values.value(key, Json()) == given; });
+    };
+    if (root.contains("protocol")) {
+        const Json& protocol = root["protocol"];
+        if (!protocol.is_object()) throw Error(source + ": key 'protocol': expected an object of key: value");
+        for (const auto& item : protocol.items())
+            if (!all_runs_hold(item.key(), item.value(), source + ": protocol")) plan.protocol_deviations.push_back(item.key());
+    }
+    if (root.contains("expect")) {
+        plan.expectations = read_expectations(root["expect"], source);
+        for (std::size_t i = 0; i < plan.expectations.size(); ++i) {
+            report::Expectation& e = plan.expectations[i];
+            e.applies = plan.follows_protocol();
+            const Json& raw = root["expect"][i];
+            if (!raw.contains("given")) continue;
+            if (!raw["given"].is_object()) throw Error(e.origin + ": key 'given': expected an object of key: value");
+            for (const auto& item : raw["given"].items())
+                if (!all_runs_hold(item.key(), item.value(), e.origin + ": given")) e.applies = false;
+        }
+    }
     if (root.contains("check")) {
         const Json& c = root["check"];
         if (!c.is_object()) throw Error(source + ": key 'check': expected an object {\"rtol\": R, \"atol\": A}");
-        reject_unknown(c, {"rtol", "atol"}, source + ": check");
+        reject_unknown_keys(c, {"rtol", "atol"}, source + ": check");
         plan.check_tolerance.rtol = read_tolerance(c, "rtol", plan.check_tolerance.rtol, source + ": check");
         plan.check_tolerance.atol = read_tolerance(c, "atol", plan.check_tolerance.atol, source + ": check");
+    }
+    if (plan.kind->validate) {
+        try {
+            plan.kind->validate(plan);
+        } catch (const Error& e) {
+            throw Error(source + ": " + e.what(), e.code());
+        }
     }
     return plan;
 }

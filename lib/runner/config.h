@@ -6,9 +6,12 @@
 // (nested objects or dotted names), and optionally:
 //   "sweep":  {"model.width": [2, 4, 8]}    cartesian product, last key fastest
 //   "zip":    {"d": [512, 768], "m": [2048, 3072]}   paired lists, one axis
-//   "seeds":  [0, 1, 2]                     innermost axis
+//   "seeds":  [0, 1, 2] or {"range": [0, 100]} (half-open)   innermost axis
 //   "dtype":  "float32" | "float64"
-//   "expect": [{"table", "where", "values", "atol", "rtol", "source"}]
+//   "protocol": {"target": "sin(3*x)", "seeds": {"range": [0, 100]}, ...}
+//             the keys and values under which the document's numbers hold:
+//             a run that differs in any is not judged against them
+//   "expect": [{"table", "where", "values", "given", "atol", "rtol", "source"}]
 //   "check":  {"rtol": 1e-9, "atol": 1e-12}  tolerance of `ffn-lab check`
 #include <cstdint>
 #include <string>
@@ -26,6 +29,7 @@ struct ExperimentKind;
 struct Override {
     std::string path;
     Json value;
+    std::string text;  // as the user typed it, for the manifest
 };
 
 // "model.width=8" -> {model.width, 8}. The value is JSON when it parses as
@@ -44,6 +48,9 @@ public:
     std::string artifacts;  // folder for files a run writes; empty: none
 
     std::string id_hex() const;
+    // The swept values and the seed as a file-name-safe label:
+    // "model.width=16_seed=3".
+    std::string label() const;
     const Json& raw(const std::string& path) const;
     std::int64_t integer(const std::string& path) const;
     double number(const std::string& path) const;
@@ -59,12 +66,20 @@ struct Plan {
     const ExperimentKind* kind = nullptr;
     std::string source;  // the config file's path
     std::string description;
-    Json config;         // the file's JSON after overrides, for the manifest
+    Json config;         // the config as run: the file's keys after every override
+    std::vector<std::string> overrides;  // the --set texts, as given
     std::vector<Run> runs;
     std::vector<std::string> swept_keys;  // in grid order; "seed" when seeds vary
     std::vector<std::uint64_t> seeds;
     std::vector<report::Expectation> expectations;
     report::Tolerance check_tolerance{1e-9, 1e-12};
+    // The config's "protocol" keys on which some run differs from the
+    // document ("seeds" when the seed list is not the protocol's).
+    std::vector<std::string> protocol_deviations;
+    bool deviates_from_protocol(const std::string& key) const;
+    // True when the document's protocol holds for every run, except perhaps
+    // for the keys listed in `ignoring`.
+    bool follows_protocol(const std::vector<std::string>& ignoring = {}) const;
 };
 
 // Parses a JSON file; errors name the file, line and column.

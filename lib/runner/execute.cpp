@@ -137,6 +137,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["experiment"] = plan.kind->name;
     m["config_file"] = plan.source;
     m["config"] = plan.config;
+    m["overrides"] = plan.overrides;
     m["ffn_lab_version"] = build::version;
     m["git_commit"] = std::string(build::git_commit).empty() ? Json(nullptr) : Json(build::git_commit);
     m["build_type"] = build::build_type;

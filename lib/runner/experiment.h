@@ -17,6 +17,9 @@ struct ExperimentKind {
     std::string name = {};
     std::string description = {};  // one line, for `ffn-lab list`
     Schema schema = {};
+    // Optional: refuses (ffn::Error) a plan the schema alone cannot judge,
+    // relations between keys or across runs, before any run starts.
+    std::function<void(const Plan&)> validate = {};
     // Computes one run. Must depend only on the run (values, seed): it is
     // called concurrently from several threads. run.artifacts, when set, is
     // a folder for files the run may write (sweep --save-weights).

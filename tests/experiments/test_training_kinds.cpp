@@ -78,7 +78,7 @@ TEST_CASE("width_sweep: a model trained in PyTorch is analysed with PyTorch's ow
 TEST_CASE("width_sweep: a bad target expression or weights file is one clear error") {
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"target=sin(3*x"}),
                       doctest::Contains("key 'target': cannot read \"sin(3*x\" as an expression in x"));
-    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors"}),
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors", "seeds=[0]"}),
                       doctest::Contains("/nonexistent.safetensors: cannot open file"));
     const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16.safetensors");
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "sweep.model.width=[8]", "seeds=[0]"}),
@@ -114,7 +114,7 @@ TEST_CASE("firing_fraction: about half the ReLU units fire at init, nearly all G
 }
 
 // The ten-seed blocks of the width table, re-derived here from the runs table
-// by the promise's definition (CLAIMS S2), block by block.
+// by the promise's definition (claim S2), block by block.
 TEST_CASE("width_sweep: ten-seed blocks are judged as the whole protocol is") {
     // Printed values picked so that at m = 8 only seeds 10-19 have a run within
     // 25% (a mixed case; WARN below says if training changes undo that).
