@@ -60,7 +60,9 @@ nn::Matrix<T> column(const std::vector<double>& v) {
 template <class T>
 void save_run(const runner::Run& run, nn::MLP<T>& net, const std::string& stage, const FitData& data) {
     std::filesystem::create_directories(run.artifacts);
-    const std::string base = (std::filesystem::path(run.artifacts) / run.label()).string();
+    // The label finds the run; its id's first 8 digits keep two runs whose
+    // labels read alike (x*x and x/x) from sharing a file.
+    const std::string base = (std::filesystem::path(run.artifacts) / (run.label() + "_" + run.id_hex().substr(0, 8))).string();
     const std::map<std::string, std::string> meta = {
         {"ffn_lab_run", run.values.dump()}, {"run_id", run.id_hex()}, {"stage", stage}};
     nn::save_weights(base + "_" + stage + ".safetensors", net, meta);
@@ -365,6 +367,8 @@ runner::ExperimentKind make_width_sweep() {
             .schema = std::move(schema),
             .validate =
                 [](const runner::Plan& plan) {
+                    if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))
+                        throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
                     const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
                     if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");

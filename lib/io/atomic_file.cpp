@@ -49,7 +49,12 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 }
 
 std::string read_file(const std::string& path) {
-    if (std::filesystem::is_directory(path)) throw Error(path + ": is a directory, expected a file");
+    // Only regular files: a FIFO or a device would block or never end.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory, expected a file");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw Error(path + ": not a regular file (a pipe or a device?), expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
     std::stringstream buffer;

@@ -1,5 +1,7 @@
 #include "io/safetensors.h"
 
+#include "io/json.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -100,12 +102,7 @@ SafetensorsFile read_safetensors(const std::string& path) {
     for (int b = 7; b >= 0; --b) n = (n << 8) | static_cast<unsigned char>(data[static_cast<std::size_t>(b)]);
     if (n > kMaxHeader) throw fail("header length " + std::to_string(n) + " is implausibly large");
     if (n > data.size() - 8) throw fail("header length " + std::to_string(n) + " runs past the end of the file");
-    Json header;
-    try {
-        header = Json::parse(data.begin() + 8, data.begin() + 8 + static_cast<std::ptrdiff_t>(n));
-    } catch (const Json::parse_error& e) {
-        throw fail(std::string("header is not valid JSON (") + e.what() + ")");
-    }
+    const Json header = parse_json(std::string_view(data).substr(8, n), path + ": safetensors header");
     if (!header.is_object()) throw fail("header is not a JSON object");
     const std::uint64_t data_size = data.size() - 8 - n;
     const char* base = data.data() + 8 + n;

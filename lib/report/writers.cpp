@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "io/atomic_file.h"
+#include "io/json.h"
 
 namespace ffn::report {
 
@@ -287,12 +288,7 @@ std::vector<Table> read_tables(const std::string& path) {
     const std::string text = io::read_file(path);
     const std::filesystem::path p(path);
     if (p.extension() == ".csv") return {table_from_csv(text, p.stem().string(), path)};
-    Json doc;
-    try {
-        doc = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
+    const Json doc = io::parse_json(text, path);
     std::vector<Table> tables;
     if (doc.is_object() && doc.contains("tables") && doc["tables"].is_array()) {
         for (const auto& t : doc["tables"]) tables.push_back(table_from_json(t, path));

@@ -21,8 +21,8 @@ struct CheckOutcome {
 // configs/*.json under `root`, sorted by name.
 std::vector<std::string> bundled_configs(const std::string& root);
 
-// Throws ffn::Error unless the config lies under root/configs/: check acts
-// only on the configs of its own checkout.
+// Throws ffn::Error unless the config lies directly in root/configs/: check
+// acts only on the bundled configs of its own checkout.
 void require_in_checkout(const std::string& config_path, const std::string& root);
 
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "io/atomic_file.h"
+#include "io/json.h"
 #include "runner/experiment.h"
 
 namespace ffn::runner {
@@ -170,8 +171,18 @@ Override parse_override(const std::string& text) {
         throw Error("--set '" + text + "': expected key.path=value");
     Override o{text.substr(0, eq), nullptr, text};
     const std::string value = text.substr(eq + 1);
-    o.value = Json::parse(value, nullptr, /*allow_exceptions=*/false);
-    if (o.value.is_discarded()) o.value = value;
+    // JSON when it parses as JSON (by the same rules as a config), else the
+    // text itself as a string.
+    try {
+        o.value = io::parse_json(value, "--set " + o.path);
+    } catch (const Error&) {
+        o.value = value;
+        try {
+            (void)o.value.dump();
+        } catch (const Json::exception&) {
+            throw Error("--set " + o.path + ": the value is not valid UTF-8 text");
+        }
+    }
     return o;
 }
 
@@ -216,21 +227,7 @@ std::vector<std::vector<double>> Run::matrix(const std::string& path) const {
     return raw(path).get<std::vector<std::vector<double>>>();
 }
 
-Json load_json_file(const std::string& path) {
-    const std::string text = io::read_file(path);
-    try {
-        return Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        // Turn the byte offset into line:column.
-        const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-        const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-        const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
-        std::string what = e.what();
-        if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-        throw Error(fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, what));
-    }
-}
+Json load_json_file(const std::string& path) { return io::parse_json(io::read_file(path), path); }
 
 Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& overrides,
                const std::vector<ExperimentKind>& kinds) {
@@ -275,6 +272,8 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         if (o.path == "experiment" || o.path == "expect" || o.path == "check" || o.path == "description" ||
             o.path == "protocol")
             throw Error(where + ": '" + o.path + "' cannot be overridden");
+        if (o.path == "sweep" || o.path == "zip")
+            throw Error(where + ": set one axis at a time, --set " + o.path + ".KEY=[values]");
         const KeySpec* spec = schema.find(o.path);
         if (!spec) unknown_key("--set", o.path, schema, kind_name);
         const Json value = o.path == "seeds" ? expand_seed_range(o.value, where) : o.value;

@@ -55,7 +55,7 @@ TEST_CASE("read_tables names the file on bad input") {
     ffn::test::TempDir dir;
     CHECK_THROWS_WITH(read_tables(dir.file("missing.json")), doctest::Contains("missing.json: cannot open"));
     std::ofstream(dir.file("bad.json")) << "{\"tables\": [";
-    CHECK_THROWS_WITH(read_tables(dir.file("bad.json")), doctest::Contains("bad.json: not valid JSON"));
+    CHECK_THROWS_WITH(read_tables(dir.file("bad.json")), doctest::Contains("bad.json:1:13: invalid JSON"));
     std::ofstream(dir.file("other.json")) << "[1, 2]";
     CHECK_THROWS_WITH(read_tables(dir.file("other.json")), doctest::Contains("expected an ffn-lab results document"));
     std::ofstream(dir.file("ragged.csv")) << "a,b\n1,2\n3\n";
