@@ -1,11 +1,15 @@
 #include "experiments/width_sweep/plot.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <filesystem>
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/experiment.h"
@@ -24,13 +28,43 @@ std::size_t median_run(const std::vector<std::size_t>& group, const report::Tabl
     return by_rmse[(by_rmse.size() - 1) / 2].second;
 }
 
-void run_gnuplot(const std::string& script, const std::string& output) {
+// Renders a gnuplot script into `output`. Nothing the user typed reaches
+// gnuplot as a command: gnuplot writes into a private folder whose name we
+// made, the figure then moves to `output` as every ffn-lab file does (whole
+// or not at all, a full disk an error), and titles pass through
+// plain_title. `body` is the script after the terminal and output lines.
+void render(const std::string& body, const std::string& output) {
+    std::string folder = (std::filesystem::temp_directory_path() / "ffnlab-plot-XXXXXX").string();
+    if (!::mkdtemp(folder.data())) throw Error("--plot: cannot make a temporary folder for gnuplot");
+    struct Cleanup {
+        std::string path;
+        ~Cleanup() {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    } cleanup{folder};
+    const std::string figure = folder + "/figure.svg";
+    const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced\nset output '" +
+                               figure + "'\n" + body + "unset output\n";
     FILE* pipe = ::popen("gnuplot", "w");
     if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
     std::fwrite(script.data(), 1, script.size(), pipe);
     const int status = ::pclose(pipe);
-    if (status != 0 || !std::filesystem::exists(output))
-        throw Error(fmt::format("--plot: gnuplot failed to write {} (status {}; apt-get install gnuplot-nox)", output, status));
+    if (status != 0 || !std::filesystem::exists(figure))
+        throw Error(fmt::format("--plot: gnuplot failed to draw {} (status {}; apt-get install gnuplot-nox)", output, status));
+    io::write_file_atomically(output, io::read_file(figure));
+}
+
+// A title gnuplot shows as it is: only characters that no gnuplot syntax
+// gives a meaning inside a quoted string (no quote, backquote, @, $, \ or
+// control character); any other becomes '?'.
+std::string plain_title(const std::string& text) {
+    std::string out;
+    for (const char c : text)
+        out += std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" +-*/^().,=_<>!|&%:;[]{}~#").find(c) != std::string_view::npos
+                   ? c
+                   : '?';
+    return out;
 }
 
 // A gnuplot datablock: one row per x, one column per series.
@@ -43,11 +77,8 @@ std::string data_block(const std::string& name, const std::vector<std::vector<do
     return out + "EOD\n";
 }
 
-std::string header(const std::string& output, const std::string& title) {
-    return fmt::format(
-        "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced\nset output '{}'\nset title \"{}\"\n"
-        "set xlabel 'x'\nset ylabel 'y'\nset key outside right\nset grid\n",
-        output, title);
+std::string header(const std::string& title) {
+    return "set title '" + plain_title(title) + "'\nset xlabel 'x'\nset ylabel 'y'\nset key outside right\nset grid\n";
 }
 
 }  // namespace
@@ -87,7 +118,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     const double y_lo = *std::min_element(target.begin(), target.end());
     const double y_hi = *std::max_element(target.begin(), target.end());
     const std::string fits_svg = (std::filesystem::path(dir) / "fits.svg").string();
-    std::string script = header(fits_svg, "fits of " + first.string("target") + " by width (median seed), kinks below");
+    std::string script = header("fits of " + first.string("target") + " by width (median seed), kinks below");
     script += data_block("curves", cols);
     std::string plots = "plot $curves using 1:2 with lines lw 3 lc rgb 'black' title 'target'";
     for (std::size_t i = 0; i < fits.size(); ++i) {
@@ -106,7 +137,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
             plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 0.6 lc {} notitle", i, i + 1);
         }
     }
-    run_gnuplot(script + plots + "\n", fits_svg);
+    render(script + plots + "\n", fits_svg);
 
     // ramps.svg: the width-8 fit if there is one, else the middle width.
     std::size_t pick = fits.size() / 2;
@@ -120,14 +151,14 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
         for (double x : xs) ramps.back().push_back(net.v[j] * std::max(0.0, net.w[j] * x + net.b[j]));
     }
     const std::string ramps_svg = (std::filesystem::path(dir) / "ramps.svg").string();
-    script = header(ramps_svg, fmt::format("the m={} fit as a sum of ramps v_j relu(w_j x + b_j), plus bias {:.3g}",
+    script = header(fmt::format("the m={} fit as a sum of ramps v_j relu(w_j x + b_j), plus bias {:.3g}",
                                            widths[pick], net.c));
     script += data_block("ramps", ramps);
     plots = "plot $ramps using 1:2 with lines lw 3 lc rgb 'black' title 'target', "
             "$ramps using 1:3 with lines lw 2.5 lc rgb 'red' title 'fit (sum)'";
     for (std::size_t j = 0; j < net.w.size(); ++j)
         plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1 title 'unit {}'", j + 4, j + 1);
-    run_gnuplot(script + plots + "\n", ramps_svg);
+    render(script + plots + "\n", ramps_svg);
 }
 
 }  // namespace ffn::experiments
