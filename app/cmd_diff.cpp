@@ -1,5 +1,7 @@
 #include "cmd_diff.h"
 
+#include <cmath>
+
 #include <iostream>
 
 #include "report/diff.h"
@@ -12,8 +14,19 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
         "diff", "Compare two result tables (JSON or CSV) cell by cell; exit 0 equal, 1 different, 2 error");
     cmd->add_option("A", o.a, "First results file")->required();
     cmd->add_option("B", o.b, "Second results file")->required();
-    cmd->add_option("--rtol", o.rtol, "Relative tolerance")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber);
+    // NaN passes NonNegativeNumber (no comparison with it is false), and
+    // a NaN or infinite tolerance would let every difference through.
+    const auto finite_non_negative = [](const std::string& text) {
+        double v = 0;
+        try {
+            v = std::stod(text);
+        } catch (const std::exception&) {
+            return std::string("expected a number >= 0, got '") + text + "'";
+        }
+        return std::isfinite(v) && v >= 0 ? std::string() : std::string("expected a finite number >= 0, got ") + text;
+    };
+    cmd->add_option("--rtol", o.rtol, "Relative tolerance")->check(finite_non_negative);
+    cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(finite_non_negative);
     return cmd;
 }
 

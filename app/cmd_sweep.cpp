@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <optional>
 
 #include "common.h"
 #include "core/error.h"
@@ -17,10 +18,14 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     auto* cmd = app.add_subcommand("sweep", "Run every point of a config's grid and print its tables");
     cmd->add_option("-c,--config", o.config, "JSON config file")->required();
     cmd->add_option("--set", o.overrides, "Override a key: --set model.width=8 (repeatable)");
-    cmd->add_option("-o,--out", o.out_dir, "Also write NAME.md/.csv/.json per table and manifest.json here");
+    const auto not_empty = [](const std::string& path) { return path.empty() ? std::string("an empty path") : std::string(); };
+    cmd->add_option("-o,--out", o.out_dir,
+                    "Also write NAME.md/.csv/.json per table and manifest.json here, the folder replaced as a whole")
+        ->check(not_empty);
     cmd->add_option("--save-weights", o.save_weights,
-                    "Save each run's initial and final model and its data as safetensors here (training kinds)");
-    cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)");
+                    "Save each run's initial and final model and its data as safetensors here (training kinds)")
+        ->check(not_empty);
+    cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)")->check(not_empty);
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
@@ -38,15 +43,17 @@ void make_output_folder(const std::string& dir) {
     if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
 }
 
-void write_outputs(const std::string& dir, const std::string& kind, const std::vector<report::Table>& tables,
+// The whole set (every table as md/csv/json, and the manifest) goes in at
+// once: see io::StagedFolder.
+void write_outputs(io::StagedFolder& out, const std::string& kind, const std::vector<report::Table>& tables,
                    const report::Json& manifest) {
     for (const auto& t : tables) {
-        const std::string base = (std::filesystem::path(dir) / t.name()).string();
-        io::write_file_atomically(base + ".md", to_markdown(t));
-        io::write_file_atomically(base + ".csv", to_csv(t));
-        io::write_file_atomically(base + ".json", report::results_document(kind, {t}, nullptr).dump(2) + "\n");
+        io::write_file_atomically(out.file(t.name() + ".md"), to_markdown(t));
+        io::write_file_atomically(out.file(t.name() + ".csv"), to_csv(t));
+        io::write_file_atomically(out.file(t.name() + ".json"), report::results_document(kind, {t}, nullptr).dump(2) + "\n");
     }
-    io::write_file_atomically((std::filesystem::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+    io::write_file_atomically(out.file("manifest.json"), manifest.dump(2) + "\n");
+    out.commit();
 }
 
 }  // namespace
@@ -55,11 +62,15 @@ int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, overrides, experiments::all_kinds());
-    // A bad --out fails before the work, not after it.
-    for (const auto* dir : {&o.out_dir, &o.save_weights, &o.plot_dir})
-        if (!dir->empty()) make_output_folder(*dir);
     if (!o.plot_dir.empty() && !plan.kind->plot)
         throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
+    if (!o.save_weights.empty() && !plan.kind->saves_weights)
+        throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
+    // A bad --out fails before the work, not after it.
+    std::optional<io::StagedFolder> out;
+    if (!o.out_dir.empty()) out.emplace(o.out_dir, "manifest.json");
+    for (const auto* dir : {&o.save_weights, &o.plot_dir})
+        if (!dir->empty()) make_output_folder(*dir);
     runner::SweepResult result;
     {
         Progress progress(!o.quiet);
@@ -89,7 +100,7 @@ int run_sweep(const SweepOptions& o) {
         }
     }
     std::cout.flush();
-    if (!o.out_dir.empty()) write_outputs(o.out_dir, plan.kind->name, result.tables, result.manifest);
+    if (out) write_outputs(*out, plan.kind->name, result.tables, result.manifest);
     if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir);
     const auto& e = result.expect;
     const auto verdicts = report::count_verdicts(result.tables);

@@ -375,6 +375,7 @@ runner::ExperimentKind make_width_sweep() {
                 },
             .run = run_width,
             .aggregate = aggregate_width,
+            .saves_weights = true,
             .plot = plot_width_sweep};
 }
 

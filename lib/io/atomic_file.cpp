@@ -1,6 +1,7 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,55 @@ std::string read_file(const std::string& path) {
     std::stringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();
+}
+
+namespace fs = std::filesystem;
+
+StagedFolder::StagedFolder(const std::string& path, const std::string& marker) : path_(path) {
+    if (path.empty()) throw Error("output folder: an empty path");
+    std::error_code ec;
+    const fs::path target = fs::path(path).lexically_normal();
+    if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
+        throw Error(path + ": name a folder of its own for the output (not . or ..)");
+    if (fs::exists(target, ec)) {
+        if (!fs::is_directory(target, ec)) throw Error(path + ": exists and is not a folder");
+        if (!fs::is_empty(target, ec) && !fs::exists(target / marker, ec))
+            throw Error(path + ": holds files ffn-lab did not write (no " + marker +
+                        "); its contents would be replaced, so name a new or empty folder");
+    }
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    fs::create_directories(parent, ec);
+    std::string name = (parent / ("." + target.filename().string() + ".staging-XXXXXX")).string();
+    if (!::mkdtemp(name.data())) fail(path, "cannot create a folder beside it");
+    staging_ = name;
+}
+
+StagedFolder::~StagedFolder() {
+    if (committed_) return;
+    std::error_code ec;
+    fs::remove_all(staging_, ec);
+}
+
+std::string StagedFolder::file(const std::string& name) const { return (fs::path(staging_) / name).string(); }
+
+void StagedFolder::commit() {
+    std::error_code ec;
+    // The staging folder's entries are on disk (write_file_atomically syncs
+    // each file); sync the folder too, so the exchange cannot expose names
+    // without their files after a crash.
+    if (const int fd = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+    if (::rename(staging_.c_str(), path_.c_str()) == 0) {
+        committed_ = true;  // there was no folder, or an empty one (rename replaces an empty folder)
+        return;
+    }
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) != 0)
+        fail(path_, "cannot swap the new output set in");
+    // The old set now sits at the staging name.
+    fs::remove_all(staging_, ec);
+    committed_ = true;
 }
 
 }  // namespace ffn::io

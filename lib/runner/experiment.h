@@ -28,6 +28,8 @@ struct ExperimentKind {
     // default, which concatenates same-named tables with the swept values as
     // leading columns.
     std::function<std::vector<report::Table>(const Plan&, std::vector<std::vector<report::Table>>&)> aggregate = {};
+    // True when runs write their models under run.artifacts (sweep --save-weights).
+    bool saves_weights = false;
     // Optional figures for `sweep --plot DIR`, from the plan and its final tables.
     std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&)> plot = {};
 };
