@@ -212,6 +212,11 @@ Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, do
     return p;
 }
 
+constexpr std::size_t kPwlBoundSamples = 4000;
+// What one run may ask for: a quarter of a small machine's memory, since a
+// sweep runs one run per thread.
+constexpr double kMaxRunBytes = 4.0 * (1 << 30);
+
 // Seeds in blocks of ten, the size of S2 protocol, when a config runs a
 // multiple of ten with at least two blocks: how many blocks would pass the
 // promise on their own says how much one ten-seed verdict can be trusted.
@@ -265,7 +270,11 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         const std::vector<double>&rmse = all.rmse, &kinks = all.kinks, &grid = all.grid;
         const auto diverged = static_cast<std::int64_t>(all.diverged);
         const FitData data = make_fit_data(first);
-        const double bound = analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1);
+        // The exact bound tabulates n^2 / 2 segment errors: past kPwlBoundSamples
+        // points (64 MiB, about a second) the column is left empty.
+        const Cell bound = data.x.size() <= kPwlBoundSamples
+                               ? Cell{analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1)}
+                               : Cell{};
         const Printed doc = document_protocol ? printed_for(first, m) : Printed{};
         auto cells = runner::swept_cells(plan, group.front());
         if (!width_swept) cells.push_back(m);
@@ -369,6 +378,17 @@ runner::ExperimentKind make_width_sweep() {
                 [](const runner::Plan& plan) {
                     if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))
                         throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
+                    // Forward and backward keep about six samples x width
+                    // matrices per run, and every thread runs one.
+                    for (const auto& r : plan.runs) {
+                        const double bytes = 6.0 * static_cast<double>(r.integer("samples")) *
+                                             static_cast<double>(r.integer("model.width")) * (r.is_float64() ? 8 : 4);
+                        if (bytes > kMaxRunBytes)
+                            throw Error(fmt::format("keys 'samples' x 'model.width' ({} x {}): a run needs about {:.0f} GiB, "
+                                                    "more than the {:.0f} GiB one run may take",
+                                                    r.integer("samples"), r.integer("model.width"), bytes / (1 << 30),
+                                                    kMaxRunBytes / (1 << 30)));
+                    }
                     const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
                     if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");

@@ -1,6 +1,10 @@
 #include "core/thread_pool.h"
 
 #include <chrono>
+#include <string>
+#include <system_error>
+
+#include "core/error.h"
 
 namespace ffn {
 
@@ -31,17 +35,28 @@ std::size_t ThreadPool::hardware_threads() {
 
 ThreadPool::ThreadPool(std::size_t threads) {
     if (threads == 0) threads = hardware_threads();
-    for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    try {
+        for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error& e) {
+        // The system refused a thread (a ulimit, or memory): stop the ones
+        // already running, which would otherwise outlive the pool.
+        stop();
+        throw Error("cannot start " + std::to_string(threads - 1) + " worker threads (" + e.what() +
+                    "); ask for fewer with --threads");
+    }
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
+    workers_.clear();
 }
+
+ThreadPool::~ThreadPool() { stop(); }
 
 // Takes indices one at a time until none are left. Called with mutex_ held.
 void ThreadPool::drain() {

@@ -40,6 +40,7 @@ public:
 
 private:
     void worker_loop();
+    void stop();  // ends and joins every worker
     void drain();
 
     std::vector<std::thread> workers_;

@@ -1,5 +1,8 @@
 #include "nn/weights.h"
 
+#include <cmath>
+#include <limits>
+
 #include "core/error.h"
 #include "io/safetensors.h"
 
@@ -41,7 +44,17 @@ void load_weights(const std::string& path, Module<T>& module, const std::map<std
             throw Error(path + ": tensor '" + stored + "' has shape " + shape_text(t->shape) + ", the model needs " +
                         shape_text(p.shape));
         const auto values = t->as_doubles();
-        for (std::size_t i = 0; i < values.size(); ++i) p.value[i] = static_cast<T>(values[i]);
+        // A NaN or infinite weight would be analysed as if it were a model
+        // (a residual of 0, an RMSE...); a float64 value beyond float32's
+        // range would become one silently.
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const double v = values[i];
+            if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
+                throw Error(path + ": tensor '" + stored + "' element " + std::to_string(i) + " is " +
+                            (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "beyond the model's float32 range (" + std::to_string(v) + ")") +
+                            ": weights must be finite numbers");
+            p.value[i] = static_cast<T>(v);
+        }
     }
 }
 

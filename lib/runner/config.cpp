@@ -330,20 +330,22 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     for (const auto& a : axes) plan.swept_keys.insert(plan.swept_keys.end(), a.keys.begin(), a.keys.end());
     if (plan.seeds.size() > 1) plan.swept_keys.push_back("seed");
 
-    // Cartesian product, first axis slowest, seeds innermost.
+    // Cartesian product, first axis slowest, seeds innermost. The seed list
+    // is not a run's value (copying it into every run was quadratic).
+    Json per_run = resolved;
+    per_run.erase("seeds");
     std::vector<std::size_t> counter(axes.size(), 0);
     for (;;) {
         for (std::uint64_t seed : plan.seeds) {
             Run run;
             run.index = plan.runs.size();
             run.seed = seed;
-            run.values = resolved;
+            run.values = per_run;
             for (std::size_t a = 0; a < axes.size(); ++a)
                 for (std::size_t k = 0; k < axes[a].keys.size(); ++k) {
                     run.values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
                     run.swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
                 }
-            run.values.erase("seeds");
             run.values["seed"] = seed;
             if (plan.seeds.size() > 1) run.swept.emplace_back("seed", seed);
             run.id = fnv1a64(kind_name + "\n" + run.values.dump());

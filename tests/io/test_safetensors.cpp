@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "core/error.h"
 #include "io/atomic_file.h"
@@ -98,4 +99,26 @@ TEST_CASE("every corrupt header is a clear error naming the defect") {
     CHECK_THROWS_WITH(io::read_safetensors(dir.file("short.safetensors")), doctest::Contains("shorter than the 8-byte"));
     io::write_file_atomically(dir.file("long.safetensors"), std::string("\x10\x00\x00\x00\x00\x00\x00\x00{}", 10));
     CHECK_THROWS_WITH(io::read_safetensors(dir.file("long.safetensors")), doctest::Contains("runs past the end"));
+}
+
+TEST_CASE("load_weights refuses NaN, infinite and out-of-range weights, naming the tensor and element") {
+    test::TempDir dir;
+    nn::MLP<double> mlp({1, 4, 1}, nn::Activation::relu);
+    mlp.layers[0].weight(2, 0) = std::numeric_limits<double>::quiet_NaN();
+    nn::save_weights(dir.file("nan.safetensors"), mlp);
+    nn::MLP<double> into({1, 4, 1}, nn::Activation::relu);
+    CHECK_THROWS_WITH(nn::load_weights(dir.file("nan.safetensors"), into),
+                      doctest::Contains("tensor 'up.weight' element 2 is NaN"));
+    mlp.layers[0].weight(2, 0) = 1.0;
+    mlp.layers[1].weight(0, 3) = -std::numeric_limits<double>::infinity();
+    nn::save_weights(dir.file("inf.safetensors"), mlp);
+    CHECK_THROWS_WITH(nn::load_weights(dir.file("inf.safetensors"), into),
+                      doctest::Contains("tensor 'down.weight' element 3 is infinite"));
+    // 1e300 is a float64 but beyond float32: fine for a float64 model only.
+    mlp.layers[1].weight(0, 3) = 1e300;
+    nn::save_weights(dir.file("huge.safetensors"), mlp);
+    CHECK_NOTHROW(nn::load_weights(dir.file("huge.safetensors"), into));
+    nn::MLP<float> narrow({1, 4, 1}, nn::Activation::relu);
+    CHECK_THROWS_WITH(nn::load_weights(dir.file("huge.safetensors"), narrow),
+                      doctest::Contains("element 3 is beyond the model's float32 range"));
 }
