@@ -15,6 +15,12 @@ struct TargetFunction::Impl {
 
 TargetFunction::TargetFunction(const std::string& expression, const std::string& key)
     : impl_(std::make_unique<Impl>()), key_(key) {
+    // muParser stops at a NUL, so "sin(x)\0anything" would read as sin(x);
+    // no control character belongs in an expression.
+    for (const char c : expression)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            throw Error("key '" + key + "': a control character (code " + std::to_string(static_cast<int>(c)) +
+                        ") in the expression");
     try {
         impl_->parser.DefineVar("x", &impl_->x);
         impl_->parser.SetExpr(expression);

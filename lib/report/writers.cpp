@@ -104,12 +104,14 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
     return records;
 }
 
-// A field is a number only when it is written as one: "003" (a label) stays
-// text, since a number has no leading zeros.
+// A field is a number only when it is written as ffn-lab writes one, in
+// decimal: "003" (a label) stays text, since a number has no leading zeros,
+// and so do "0x1p3", "inf" and "nan", which strtod would read.
 Cell cell_from_csv(const std::string& s) {
     if (s.empty()) return Cell{};
     if (s == "true") return true;
     if (s == "false") return false;
+    if (s.find_first_not_of("0123456789+-.eE") != std::string::npos) return s;
     const std::size_t digits = s[0] == '-' ? 1 : 0;
     if (s.size() > digits + 1 && s[digits] == '0' && std::isdigit(static_cast<unsigned char>(s[digits + 1])))
         return s;
@@ -291,7 +293,12 @@ std::vector<Table> read_tables(const std::string& path) {
     const Json doc = io::parse_json(text, path);
     std::vector<Table> tables;
     if (doc.is_object() && doc.contains("tables") && doc["tables"].is_array()) {
-        for (const auto& t : doc["tables"]) tables.push_back(table_from_json(t, path));
+        for (const auto& t : doc["tables"]) {
+            tables.push_back(table_from_json(t, path));
+            for (std::size_t i = 0; i + 1 < tables.size(); ++i)
+                if (tables[i].name() == tables.back().name())
+                    throw Error(path + ": two tables named '" + tables.back().name() + "' (a diff would compare only one)");
+        }
     } else if (doc.is_object() && doc.contains("rows")) {
         tables.push_back(table_from_json(doc, path));
     } else {

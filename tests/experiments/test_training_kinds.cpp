@@ -78,6 +78,11 @@ TEST_CASE("width_sweep: a model trained in PyTorch is analysed with PyTorch's ow
 TEST_CASE("width_sweep: a bad target expression or weights file is one clear error") {
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"target=sin(3*x"}),
                       doctest::Contains("key 'target': cannot read \"sin(3*x\" as an expression in x"));
+    // A NUL (a JSON "\u0000") would end the expression for muParser.
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {R"(target="sin(x)\u0000+system")"}),
+                      doctest::Contains("key 'target': a control character (code 0)"));
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"target=sin(x)\nx"}),
+                      doctest::Contains("key 'target': a control character (code 10)"));
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors", "seeds=[0]"}),
                       doctest::Contains("/nonexistent.safetensors: cannot open file"));
     const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16.safetensors");

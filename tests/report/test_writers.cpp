@@ -61,3 +61,20 @@ TEST_CASE("read_tables names the file on bad input") {
     std::ofstream(dir.file("ragged.csv")) << "a,b\n1,2\n3\n";
     CHECK_THROWS_WITH(read_tables(dir.file("ragged.csv")), doctest::Contains("line 3 has 1 fields"));
 }
+
+TEST_CASE("CSV reads only decimal numbers as numbers: hex floats, inf and nan stay text") {
+    const Table t = table_from_csv("a,b,c,d,e\n0x1p3,inf,nan,1e-3,-2\n", "t", "t.csv");
+    const auto& row = t.rows().front();
+    CHECK(row[0] == Cell{std::string("0x1p3")});
+    CHECK(row[1] == Cell{std::string("inf")});
+    CHECK(row[2] == Cell{std::string("nan")});
+    CHECK(row[3] == Cell{1e-3});
+    CHECK(row[4] == Cell{std::int64_t{-2}});
+}
+
+TEST_CASE("a results document with two tables of one name is refused, not half compared") {
+    ffn::test::TempDir dir;
+    const std::string one = R"({"name": "t", "columns": ["a"], "types": {"a": "integer"}, "rows": [{"a": 1}]})";
+    std::ofstream(dir.file("twice.json")) << R"({"tables": [)" << one << ", " << one << "]}";
+    CHECK_THROWS_WITH(read_tables(dir.file("twice.json")), doctest::Contains("twice.json: two tables named 't'"));
+}
