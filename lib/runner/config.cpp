@@ -80,6 +80,8 @@ void flatten(const Json& obj, const std::string& prefix, const Schema& s, const 
             continue;
         if (const KeySpec* spec = s.find(path)) {
             check_value(where, *spec, item.value());
+            if (flat.contains(path))
+                throw Error(where + ": key '" + path + "' is given twice (nested and dotted); keep one");
             flat[path] = item.value();
         } else if (item.value().is_object() && s.is_prefix(path)) {
             flatten(item.value(), path, s, where, kind, flat);
