@@ -1,5 +1,6 @@
 #pragma once
-// Every experiment kind ffn-lab knows, in the order `ffn-lab list` shows them.
+// Every experiment kind ffn-lab knows (one per folder under experiments/), in
+// the order `ffn-lab list` shows them: alphabetical.
 #include <vector>
 
 #include "runner/experiment.h"
