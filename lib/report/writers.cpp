@@ -195,6 +195,16 @@ Json results_document(const std::string& experiment, const std::vector<Table>& t
     return doc;
 }
 
+namespace {
+// A table's columns have distinct names (Table refuses a repeat as a bug);
+// from a file, a repeat is bad input.
+void reject_repeated_columns(const std::vector<std::string>& names, const std::string& where) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t k = 0; k < i; ++k)
+            if (names[k] == names[i]) throw Error(where + ": column '" + names[i] + "' appears twice");
+}
+}  // namespace
+
 Table table_from_json(const Json& j, const std::string& where) {
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string() || !j.contains("rows") ||
         !j["rows"].is_array())
@@ -211,6 +221,7 @@ Table table_from_json(const Json& j, const std::string& where) {
     } else if (!rows.empty() && rows[0].is_object()) {
         for (const auto& item : rows[0].items()) names.push_back(item.key());
     }
+    reject_repeated_columns(names, here);
     const Json types = j.value("types", Json::object());
     const Json precision = j.value("precision", Json::object());
     const Json volatile_columns = j.value("volatile", Json::array());
@@ -260,6 +271,7 @@ Table table_from_csv(const std::string& text, const std::string& name, const std
         for (const auto& f : records[r]) row.push_back(cell_from_csv(f));
         cells.push_back(std::move(row));
     }
+    reject_repeated_columns(header, where);
     // A column's type is the widest its cells need: integer < real < text.
     Table t(name);
     for (std::size_t c = 0; c < header.size(); ++c) {

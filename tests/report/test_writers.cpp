@@ -78,3 +78,11 @@ TEST_CASE("a results document with two tables of one name is refused, not half c
     std::ofstream(dir.file("twice.json")) << R"({"tables": [)" << one << ", " << one << "]}";
     CHECK_THROWS_WITH(read_tables(dir.file("twice.json")), doctest::Contains("twice.json: two tables named 't'"));
 }
+
+TEST_CASE("a table read from a file with a column named twice is bad input, not an internal error") {
+    CHECK_THROWS_WITH(table_from_csv("a,a,b\n1,2,3\n", "t", "t.csv"), doctest::Contains("t.csv: column 'a' appears twice"));
+    ffn::test::TempDir dir;
+    std::ofstream(dir.file("twice.json"))
+        << R"({"tables": [{"name": "t", "columns": ["a", "a"], "types": {"a": "integer"}, "rows": [{"a": 1}]}]})";
+    CHECK_THROWS_WITH(read_tables(dir.file("twice.json")), doctest::Contains("column 'a' appears twice"));
+}
