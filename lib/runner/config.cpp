@@ -188,10 +188,6 @@ Override parse_override(const std::string& text) {
     return o;
 }
 
-bool Plan::deviates_from_protocol(const std::string& key) const {
-    return std::find(protocol_deviations.begin(), protocol_deviations.end(), key) != protocol_deviations.end();
-}
-
 bool Plan::follows_protocol(const std::vector<std::string>& ignoring) const {
     return std::all_of(protocol_deviations.begin(), protocol_deviations.end(), [&](const std::string& key) {
         return std::find(ignoring.begin(), ignoring.end(), key) != ignoring.end();

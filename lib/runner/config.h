@@ -76,7 +76,6 @@ struct Plan {
     // The config's "protocol" keys on which some run differs from the
     // document ("seeds" when the seed list is not the protocol's).
     std::vector<std::string> protocol_deviations;
-    bool deviates_from_protocol(const std::string& key) const;
     // True when the document's protocol holds for every run, except perhaps
     // for the keys listed in `ignoring`.
     bool follows_protocol(const std::vector<std::string>& ignoring = {}) const;
