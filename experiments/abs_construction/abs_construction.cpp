@@ -11,7 +11,7 @@
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::abs_construction {
 
 namespace {
 
@@ -130,7 +130,7 @@ std::vector<report::Table> run_abs(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_abs_construction() {
+runner::ExperimentKind make() {
     using runner::Json;
     using runner::KeyType;
     runner::Schema schema{
@@ -154,4 +154,4 @@ runner::ExperimentKind make_abs_construction() {
             .run = run_abs};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::abs_construction

@@ -10,7 +10,7 @@
 #include "experiments/common.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::firing_fraction {
 
 namespace {
 
@@ -97,7 +97,7 @@ std::vector<report::Table> aggregate_firing(const runner::Plan& plan, std::vecto
 
 }  // namespace
 
-runner::ExperimentKind make_firing_fraction() {
+runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
         {"d", KeyType::integer, 512, 1.0, 8192.0, {}, ""},
@@ -115,4 +115,4 @@ runner::ExperimentKind make_firing_fraction() {
             .aggregate = aggregate_firing};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::firing_fraction

@@ -8,7 +8,7 @@
 #include "experiments/common.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::key_value {
 
 namespace {
 
@@ -66,7 +66,7 @@ std::vector<report::Table> run_key_value(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_key_value() {
+runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
         {"d", KeyType::integer, 64, 1.0, 8192.0, {}, ""},
@@ -81,4 +81,4 @@ runner::ExperimentKind make_key_value() {
             .run = run_key_value};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::key_value

@@ -11,7 +11,7 @@
 #include "experiments/common.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::linear_collapse {
 
 namespace {
 
@@ -58,7 +58,7 @@ std::vector<report::Table> run_collapse(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_linear_collapse() {
+runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
         {"d", KeyType::integer, 64, 1.0, 8192.0, {}, "model width"},
@@ -74,4 +74,4 @@ runner::ExperimentKind make_linear_collapse() {
             .run = run_collapse};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::linear_collapse

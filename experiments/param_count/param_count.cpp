@@ -9,7 +9,7 @@
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::param_count {
 
 namespace {
 
@@ -85,7 +85,7 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_param_count() {
+runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
         {"d", KeyType::integer, nullptr, 1.0, 65536.0, {}, "model width"},
@@ -97,4 +97,4 @@ runner::ExperimentKind make_param_count() {
             .run = run_param_count};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::param_count

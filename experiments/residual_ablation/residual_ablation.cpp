@@ -7,7 +7,7 @@
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::residual_ablation {
 
 namespace {
 
@@ -90,7 +90,7 @@ std::vector<report::Table> run_ablation(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_residual_ablation() {
+runner::ExperimentKind make() {
     using runner::Json;
     using runner::KeyType;
     runner::Schema schema{
@@ -109,4 +109,4 @@ runner::ExperimentKind make_residual_ablation() {
             .run = run_ablation};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::residual_ablation

@@ -8,7 +8,7 @@
 #include "experiments/common.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::tokenwise {
 
 namespace {
 
@@ -73,7 +73,7 @@ std::vector<report::Table> run_tokenwise(const runner::Run& run) {
 
 }  // namespace
 
-runner::ExperimentKind make_tokenwise() {
+runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
         {"d", KeyType::integer, 64, 1.0, 8192.0, {}, ""},
@@ -88,4 +88,4 @@ runner::ExperimentKind make_tokenwise() {
             .run = run_tokenwise};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::tokenwise

@@ -14,7 +14,7 @@
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 namespace {
 
@@ -161,4 +161,4 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     render(script + plots + "\n", ramps_svg);
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep

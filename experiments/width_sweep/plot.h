@@ -5,7 +5,7 @@
 #include "report/table.h"
 #include "runner/config.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 // `sweep --plot DIR` for the width sweep, rendered by gnuplot as SVG:
 //   DIR/fits.svg   the target and, per width, the fit of its median seed
@@ -16,4 +16,4 @@ namespace ffn::experiments {
 // Throws ffn::Error when gnuplot is missing or fails.
 void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir);
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep

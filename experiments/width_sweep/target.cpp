@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 struct TargetFunction::Impl {
     mu::Parser parser;
@@ -40,4 +40,4 @@ double TargetFunction::operator()(double x) {
     return y;
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep

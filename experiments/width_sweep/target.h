@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 class TargetFunction {
 public:
@@ -23,4 +23,4 @@ private:
     std::string key_;
 };
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep

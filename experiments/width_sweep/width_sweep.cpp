@@ -27,7 +27,7 @@
 #include "runner/experiment.h"
 #include "train/fit.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 namespace {
 
@@ -350,7 +350,7 @@ FittedNet fit_width_run(const runner::Run& run, const FitData& data) {
     return run.is_float64() ? fit_one<double>(run, data) : fit_one<float>(run, data);
 }
 
-runner::ExperimentKind make_width_sweep() {
+runner::ExperimentKind make() {
     using runner::Json;
     using runner::KeyType;
     std::vector<std::string> inits = nn::init_scheme_names();
@@ -399,4 +399,4 @@ runner::ExperimentKind make_width_sweep() {
             .plot = plot_width_sweep};
 }
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep

@@ -5,7 +5,7 @@
 
 #include "runner/experiment.h"
 
-namespace ffn::experiments {
+namespace ffn::experiments::width_sweep {
 
 struct FitData {
     std::vector<double> x, y;
@@ -24,6 +24,6 @@ struct FittedNet {
 
 FitData make_fit_data(const runner::Run& run);
 FittedNet fit_width_run(const runner::Run& run, const FitData& data);
-runner::ExperimentKind make_width_sweep();
+runner::ExperimentKind make();
 
-}  // namespace ffn::experiments
+}  // namespace ffn::experiments::width_sweep
