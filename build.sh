@@ -1,15 +1,18 @@
 #!/bin/sh
 # Set-up, build and the two jobs of the README's Quick start.
 #   ./build.sh run    install missing Debian packages, build Release, run the main job
-#   ./build.sh test   the same set-up, then every test through ctest (Release,
-#                     then again under AddressSanitizer + UndefinedBehaviorSanitizer),
-#                     and `ffn-lab check` once per kernel family the CPU has
+#   ./build.sh test   the same set-up, then every test through ctest (GCC Release,
+#                     then clang with AddressSanitizer + UndefinedBehaviorSanitizer),
+#                     each fuzz harness for 30 s, and `ffn-lab check` once per
+#                     kernel family the CPU has
 #   ./build.sh check  the same set-up, then `ffn-lab check` over every bundled config
+#   ./build.sh fuzz [SECONDS]  each libFuzzer harness for SECONDS (600), its
+#                     corpus kept in build-sanitize/fuzz-corpus
 set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
-libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev gnuplot-nox"
+libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev gnuplot-nox clang libclang-rt-dev"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() {
@@ -51,6 +54,41 @@ build() {
     cmake --build "$dir" -j "$JOBS"
 }
 
+# The sanitizer build: clang, for its libFuzzer, with ASan and UBSan.
+build_sanitize() {
+    build build-sanitize -DCMAKE_CXX_COMPILER=clang++ -DFFNLAB_WERROR=ON -DFFNLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+}
+
+# fuzz SECONDS: each harness from its seeds (tests/fuzz/corpus and the
+# repo's own configs, tables and weights files) plus what earlier runs found.
+# A crash, a leak, a sanitizer report or an input slower than 10 s fails,
+# with the input saved in build-sanitize/fuzz-crashes.
+fuzz() {
+    mkdir -p build-sanitize/fuzz-crashes
+    for h in config safetensors target tables; do
+        case "$h" in
+            config) seeds="tests/fuzz/corpus/config configs" ;;
+            safetensors) seeds="tests/io/fixtures tests/experiments/fixtures" ;;
+            target) seeds="tests/fuzz/corpus/target" ;;
+            tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
+        esac
+        corpus=build-sanitize/fuzz-corpus/$h
+        log=build-sanitize/fuzz-$h.log
+        mkdir -p "$corpus"
+        echo "build.sh: fuzzing $h for $1 s"
+        status=0
+        ./build-sanitize/tests/fuzz/fuzz_$h -max_total_time="$1" -timeout=10 -print_final_stats=1 \
+            -dict=tests/fuzz/json.dict -artifact_prefix=build-sanitize/fuzz-crashes/ \
+            "$corpus" $seeds >"$log" 2>&1 || status=$?
+        grep -E '^(Done|stat::number_of_executed_units)' "$log" || true
+        if [ "$status" -ne 0 ]; then
+            tail -n 40 "$log" >&2
+            echo "build.sh: fuzz_$h failed (exit $status): the log is $log, a failing input in build-sanitize/fuzz-crashes" >&2
+            exit 1
+        fi
+    done
+}
+
 case "${1:-}" in
     run)
         install_missing
@@ -61,10 +99,11 @@ case "${1:-}" in
         install_missing
         build build -DFFNLAB_WERROR=ON
         ctest --test-dir build --output-on-failure -j "$JOBS"
-        build build-asan -DFFNLAB_WERROR=ON -DFFNLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+        build_sanitize
         # Without the "long" end-to-end runs: build.sh checks every config
         # below, once per kernel family, in Release.
-        ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE long
+        ctest --test-dir build-sanitize --output-on-failure -j "$JOBS" -LE long
+        fuzz 30
         for isa in $(kernel_families); do
             echo "build.sh: ffn-lab check with FFNLAB_ISA=$isa"
             FFNLAB_ISA=$isa ./build/ffn-lab check
@@ -75,8 +114,13 @@ case "${1:-}" in
         build build
         ./build/ffn-lab check
         ;;
+    fuzz)
+        install_missing
+        build_sanitize
+        fuzz "${2:-600}"
+        ;;
     *)
-        echo "usage: ./build.sh run|test|check" >&2
+        echo "usage: ./build.sh run|test|check|fuzz [SECONDS]" >&2
         exit 2
         ;;
 esac
