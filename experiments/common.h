@@ -2,9 +2,11 @@
 // Small helpers the experiment kinds share: config values to tensors, and
 // vectors/matrices as the short text the documents print.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <map>
 #include <string>
@@ -155,6 +157,43 @@ double max_abs(const nn::Matrix<T>& a) {
     double worst = 0;
     for (auto x : a) worst = std::max(worst, std::fabs(static_cast<double>(x)));
     return worst;
+}
+
+// What one run may ask for: a quarter of a small machine's memory, since a
+// sweep runs one run per thread. Checked before the first run starts, so a
+// size the machine cannot hold is refused at once, not after an hour or by
+// the kernel's OOM killer.
+constexpr double kMaxRunBytes = 4.0 * (1 << 30);
+
+// Refuses the plan when `bytes` estimates more than kMaxRunBytes for one of
+// its runs; the message names `keys` with the run's values and the estimate.
+inline void refuse_runs_beyond_memory(const runner::Plan& plan, const std::vector<std::string>& keys,
+                                      const std::function<double(const runner::Run&)>& bytes) {
+    for (const auto& r : plan.runs) {
+        const double need = bytes(r);
+        if (need <= kMaxRunBytes) continue;
+        std::vector<std::string> names, values;
+        for (const auto& k : keys) {
+            names.push_back("'" + k + "'");
+            values.push_back(std::to_string(r.integer(k)));
+        }
+        throw Error(fmt::format("keys {} ({}): a run needs about {:.1f} GiB, more than the {:.0f} GiB one run may take",
+                                fmt::join(names, ", "), fmt::join(values, ", "), need / (1 << 30), kMaxRunBytes / (1 << 30)));
+    }
+}
+
+// A d-m-d MLP applied to `tokens` tokens: its weights, a copy of them (the
+// collapsed or reparametrised model), a d x d product with its SVD
+// workspace, and a few tokens x (d + m) activations at once.
+inline double ffn_run_bytes(const runner::Run& r) {
+    const double d = static_cast<double>(r.integer("d")), m = static_cast<double>(r.integer("m"));
+    const double tokens = static_cast<double>(r.integer("tokens"));
+    return (r.is_float64() ? 8.0 : 4.0) * (4 * d * m + 4 * d * d + 6 * tokens * (d + m));
+}
+
+// The validate hook of the kinds that run a d-m-d MLP on "tokens" tokens.
+inline void refuse_ffn_beyond_memory(const runner::Plan& plan) {
+    refuse_runs_beyond_memory(plan, {"d", "m", "tokens"}, ffn_run_bytes);
 }
 
 // the claims list's tolerances for identities that hold up to rounding: relative

@@ -111,6 +111,7 @@ runner::ExperimentKind make() {
     return {.name = "firing_fraction",
             .description = "fraction of hidden units firing at random init, mean and sd over seeds",
             .schema = std::move(schema),
+            .validate = refuse_ffn_beyond_memory,
             .run = run_firing,
             .aggregate = aggregate_firing};
 }

@@ -71,6 +71,7 @@ runner::ExperimentKind make() {
     return {.name = "linear_collapse",
             .description = "without its activation the FFN is one d x d map: rank, residual, parameter counts",
             .schema = std::move(schema),
+            .validate = refuse_ffn_beyond_memory,
             .run = run_collapse};
 }
 

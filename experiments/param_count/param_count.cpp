@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "experiments/common.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
@@ -94,6 +95,15 @@ runner::ExperimentKind make() {
     return {.name = "param_count",
             .description = "parameter counts of attention, FFN and gated FFN, from instantiated layers",
             .schema = std::move(schema),
+            // The largest of the zero-filled float32 layers built one at a
+            // time: attention's four d x d, or about 2dm of an FFN.
+            .validate =
+                [](const runner::Plan& plan) {
+                    refuse_runs_beyond_memory(plan, {"d", "m"}, [](const runner::Run& r) {
+                        const double d = static_cast<double>(r.integer("d")), m = static_cast<double>(r.integer("m"));
+                        return 4.0 * std::max(4 * d * d, 2 * d * m + d + m);
+                    });
+                },
             .run = run_param_count};
 }
 

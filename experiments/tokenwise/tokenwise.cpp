@@ -85,6 +85,7 @@ runner::ExperimentKind make() {
     return {.name = "tokenwise",
             .description = "the FFN is position-wise: batch vs row by row, and permutation equivariance",
             .schema = std::move(schema),
+            .validate = refuse_ffn_beyond_memory,
             .run = run_tokenwise};
 }
 

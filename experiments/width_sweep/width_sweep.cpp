@@ -213,9 +213,6 @@ Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, do
 }
 
 constexpr std::size_t kPwlBoundSamples = 4000;
-// What one run may ask for: a quarter of a small machine's memory, since a
-// sweep runs one run per thread.
-constexpr double kMaxRunBytes = 4.0 * (1 << 30);
 
 // Seeds in blocks of ten, the size of S2 protocol, when a config runs a
 // multiple of ten with at least two blocks: how many blocks would pass the
@@ -379,16 +376,11 @@ runner::ExperimentKind make() {
                     if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))
                         throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
                     // Forward and backward keep about six samples x width
-                    // matrices per run, and every thread runs one.
-                    for (const auto& r : plan.runs) {
-                        const double bytes = 6.0 * static_cast<double>(r.integer("samples")) *
-                                             static_cast<double>(r.integer("model.width")) * (r.is_float64() ? 8 : 4);
-                        if (bytes > kMaxRunBytes)
-                            throw Error(fmt::format("keys 'samples' x 'model.width' ({} x {}): a run needs about {:.0f} GiB, "
-                                                    "more than the {:.0f} GiB one run may take",
-                                                    r.integer("samples"), r.integer("model.width"), bytes / (1 << 30),
-                                                    kMaxRunBytes / (1 << 30)));
-                    }
+                    // matrices per run.
+                    refuse_runs_beyond_memory(plan, {"samples", "model.width"}, [](const runner::Run& r) {
+                        return 6.0 * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
+                               (r.is_float64() ? 8 : 4);
+                    });
                     const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
                     if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");
