@@ -7,7 +7,8 @@
 
 #include "analysis/jacobian.h"
 #include "analysis/rank.h"
-#include "experiments/common.h"
+#include "experiments/support/run.h"
+#include "report/text.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
@@ -35,12 +36,12 @@ AbsNet<T> build(const runner::Run& run) {
     require_shape("reconstruction", R.size(), R[0].size(), d, m, "it maps h back to x");
     require_length("x", run.numbers("x").size(), d, "the input width");
     const auto act = nn::parse_activation(run.string("activation"));
-    AbsNet<T> n{nn::MLP<T>({d, m, d}, act), nn::MLP<T>({d, m, d}, nn::Activation::identity), to_matrix<T>(R)};
+    AbsNet<T> n{nn::MLP<T>({d, m, d}, act), nn::MLP<T>({d, m, d}, nn::Activation::identity), nn::to_matrix<T>(R)};
     for (auto* mlp : {&n.net, &n.linear}) {
-        mlp->layers[0].weight = to_matrix<T>(A);
-        mlp->layers[0].bias = to_vector<T>(a);
-        mlp->layers[1].weight = to_matrix<T>(B);
-        mlp->layers[1].bias = to_vector<T>(b);
+        mlp->layers[0].weight = nn::to_matrix<T>(A);
+        mlp->layers[0].bias = nn::to_vector<T>(a);
+        mlp->layers[1].weight = nn::to_matrix<T>(B);
+        mlp->layers[1].bias = nn::to_vector<T>(b);
     }
     return n;
 }
@@ -51,7 +52,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const std::size_t d = n.net.layers[0].in_features();
 
     // Worked example at x.
-    const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
+    const nn::Matrix<T> X = nn::as_row(nn::to_vector<T>(run.numbers("x")));
     nn::Matrix<T> h;
     const nn::Matrix<T> y = n.net.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
     const nn::Matrix<T> z = nn::apply(n.net.layers[0], X);
@@ -69,13 +70,13 @@ std::vector<report::Table> compute(const runner::Run& run) {
 
     report::Table worked("worked_example");
     worked.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
-    worked.add_row({std::string("x"), vector_text(row_of(X))});
-    worked.add_row({std::string("Ax+a"), vector_text(row_of(z))});
-    worked.add_row({std::string("h"), vector_text(row_of(h))});
-    worked.add_row({std::string("y"), vector_text(row_of(y))});
-    worked.add_row({std::string("y without activation"), vector_text(row_of(y_linear))});
-    worked.add_row({std::string("BA"), matrix_text(BA)});
-    worked.add_row({std::string("x from h (reconstruction)"), vector_text(row_of(x_back))});
+    worked.add_row({std::string("x"), report::vector_text(nn::row_of(X))});
+    worked.add_row({std::string("Ax+a"), report::vector_text(nn::row_of(z))});
+    worked.add_row({std::string("h"), report::vector_text(nn::row_of(h))});
+    worked.add_row({std::string("y"), report::vector_text(nn::row_of(y))});
+    worked.add_row({std::string("y without activation"), report::vector_text(nn::row_of(y_linear))});
+    worked.add_row({std::string("BA"), report::matrix_text(BA)});
+    worked.add_row({std::string("x from h (reconstruction)"), report::vector_text(nn::row_of(x_back))});
     worked.add_row({std::string("matrix entries"), std::to_string(A.size() + B.size())});
     worked.add_row({std::string("bias slots"),
                     std::to_string(n.net.layers[0].bias.size() + n.net.layers[1].bias.size())});
@@ -89,12 +90,12 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("rank_bound_d", ColumnType::integer);
     for (const auto& p : run.matrix("jacobian_points")) {
         require_length("jacobian_points", p.size(), d, "points are inputs");
-        const nn::Vector<T> x = to_vector<T>(p);
-        const nn::Matrix<T> pre = nn::apply(n.net.layers[0], as_row(x));
+        const nn::Vector<T> x = nn::to_vector<T>(p);
+        const nn::Matrix<T> pre = nn::apply(n.net.layers[0], nn::as_row(x));
         std::string active;
         for (std::size_t j = 0; j < pre.shape()[1]; ++j) active += pre(0, j) > T(0) ? '1' : '0';
         const nn::Matrix<T> J = analysis::mlp_jacobian(n.net, x);
-        jac.add_row({vector_text(x), active, matrix_text(J),
+        jac.add_row({report::vector_text(x), active, report::matrix_text(J),
                      static_cast<std::int64_t>(analysis::matrix_rank_of(J).rank), static_cast<std::int64_t>(d)});
     }
 

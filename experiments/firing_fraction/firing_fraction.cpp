@@ -7,7 +7,7 @@
 // threshold. Mean and sample standard deviation over seeds.
 #include <cmath>
 
-#include "experiments/common.h"
+#include "experiments/support/ffn.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::firing_fraction {
@@ -17,14 +17,12 @@ namespace {
 using report::Cell;
 using report::ColumnType;
 
+const FfnKeys kKeys{.d = 512, .m = 2048, .tokens = 10, .init_key = true, .inputs_named_by_tokens = true};
+
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
-    const auto tokens = static_cast<std::size_t>(run.integer("tokens"));
+    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
     const double threshold = run.number("threshold");
-    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
-    load_or_initialize(run, mlp, run.string("init"), fmt::format("d={} m={}", d, m));
-    const nn::Matrix<T> X = normal_inputs<T>(run, tokens, d, fmt::format("d={} tokens={}", d, tokens));
     const nn::Matrix<T> Z = nn::apply(mlp.layers[0], X);
     std::size_t positive = 0, nonzero = 0, above = 0;
     mlp.forward_with_hook(X, [&](std::size_t layer, nn::Matrix<T>& H) {
@@ -43,7 +41,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
 }
 
 std::vector<report::Table> run_firing(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 std::pair<double, double> mean_sd(const std::vector<double>& v) {
@@ -98,16 +96,10 @@ std::vector<report::Table> aggregate_firing(const runner::Plan& plan, std::vecto
 }  // namespace
 
 runner::ExperimentKind make() {
-    using runner::KeyType;
-    runner::Schema schema{
-        {"d", KeyType::integer, 512, 1.0, 8192.0, {}, ""},
-        {"m", KeyType::integer, 2048, 1.0, 65536.0, {}, ""},
-        {"tokens", KeyType::integer, 10, 1.0, 1e6, {}, "N(0,1) input tokens"},
-        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
-        {"init", KeyType::string, "torch_default", {}, {}, nn::init_scheme_names(), ""},
-        {"threshold", KeyType::number, 0.01, 0.0, {}, {}, "an output above this counts as firing"},
-    };
-    add_weight_keys(schema);
+    runner::Schema schema;
+    add_ffn_keys(schema, kKeys);
+    schema.add({.path = "threshold", .type = runner::KeyType::number, .default_value = 0.01, .min = 0.0,
+                .help = "an output above this counts as firing"});
     return {.name = "firing_fraction",
             .description = "fraction of hidden units firing at random init, mean and sd over seeds",
             .schema = std::move(schema),

@@ -5,7 +5,7 @@
 // cases show the output-bias caveat: with b_out = 0 the two agree to
 // rounding; with b_out kept but left out of the sum they differ by b_out;
 // with b_out added to the sum they agree again.
-#include "experiments/common.h"
+#include "experiments/support/ffn.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::key_value {
@@ -13,6 +13,8 @@ namespace ffn::experiments::key_value {
 namespace {
 
 using report::ColumnType;
+
+const FfnKeys kKeys{.d = 64, .m = 256, .tokens = 10};
 
 template <class T>
 nn::Matrix<T> key_value_sum(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, bool add_output_bias) {
@@ -35,10 +37,7 @@ nn::Matrix<T> key_value_sum(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, bool 
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
-    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
-    load_or_initialize(run, mlp, "torch_default", fmt::format("d={} m={}", d, m));
-    const nn::Matrix<T> X = normal_inputs<T>(run, static_cast<std::size_t>(run.integer("tokens")), d, fmt::format("d={}", d));
+    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
 
     report::Table t("key_value");
     t.add_column("dtype", ColumnType::text)
@@ -48,7 +47,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("max_abs_b_out", ColumnType::real, 3)
         .add_column("agrees", ColumnType::boolean);
     auto add = [&](const std::string& name, const nn::Matrix<T>& F, const nn::Matrix<T>& sum) {
-        const double diff = max_abs_difference(F, sum), rel = diff / std::max(max_abs(F), 1e-300);
+        const double diff = nn::max_abs_difference(F, sum), rel = diff / std::max(nn::max_abs(F), 1e-300);
         double bias = 0;
         for (auto b : mlp.layers[1].bias) bias = std::max(bias, std::fabs(static_cast<double>(b)));
         t.add_row({run.string("dtype"), name, diff, rel, bias, rel < identity_tolerance(run.is_float64())});
@@ -61,20 +60,14 @@ std::vector<report::Table> compute(const runner::Run& run) {
 }
 
 std::vector<report::Table> run_key_value(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 }  // namespace
 
 runner::ExperimentKind make() {
-    using runner::KeyType;
-    runner::Schema schema{
-        {"d", KeyType::integer, 64, 1.0, 8192.0, {}, ""},
-        {"m", KeyType::integer, 256, 1.0, 65536.0, {}, ""},
-        {"tokens", KeyType::integer, 10, 1.0, 1e5, {}, ""},
-        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
-    };
-    add_weight_keys(schema);
+    runner::Schema schema;
+    add_ffn_keys(schema, kKeys);
     return {.name = "key_value",
             .description = "F(x) = sum_i act(k_i.x + b_i) v_i term by term, with the output-bias caveat",
             .schema = std::move(schema),

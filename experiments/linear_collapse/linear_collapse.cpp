@@ -8,7 +8,7 @@
 
 #include "analysis/collapse.h"
 #include "analysis/rank.h"
-#include "experiments/common.h"
+#include "experiments/support/ffn.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::linear_collapse {
@@ -17,21 +17,20 @@ namespace {
 
 using report::ColumnType;
 
+const FfnKeys kKeys{.d = 64, .m = 256, .tokens = 10, .activation = "identity",
+                    .activation_help = "identity: the activation dropped", .init_key = true};
+
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
-    const auto act = nn::parse_activation(run.string("activation"));
-    nn::MLP<T> mlp({d, m, d}, act);
-    load_or_initialize(run, mlp, run.string("init"), fmt::format("d={} m={}", d, m));
+    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
     // The replacement is built from the weights alone: the activation is
     // ignored there, as if it had been dropped.
     nn::Linear<T> single = analysis::collapse_to_linear(mlp);
     const auto rank = analysis::matrix_rank_of(single.weight);
-    const nn::Matrix<T> X = normal_inputs<T>(run, static_cast<std::size_t>(run.integer("tokens")), d, fmt::format("d={}", d));
     const nn::Matrix<T> two_layer = mlp.forward_with_hook(X);
     const nn::Matrix<T> one_layer = nn::apply(single, X);
-    const double residual = max_abs_difference(two_layer, one_layer);
-    const double relative = residual / std::max(max_abs(two_layer), 1e-300);
+    const double residual = nn::max_abs_difference(two_layer, one_layer);
+    const double relative = residual / std::max(nn::max_abs(two_layer), 1e-300);
 
     report::Table t("collapse");
     t.add_column("d", ColumnType::integer)
@@ -53,21 +52,14 @@ std::vector<report::Table> compute(const runner::Run& run) {
 }
 
 std::vector<report::Table> run_collapse(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 }  // namespace
 
 runner::ExperimentKind make() {
-    using runner::KeyType;
-    runner::Schema schema{
-        {"d", KeyType::integer, 64, 1.0, 8192.0, {}, "model width"},
-        {"m", KeyType::integer, 256, 1.0, 65536.0, {}, "hidden width"},
-        {"activation", KeyType::string, "identity", {}, {}, nn::activation_names(), "identity: the activation dropped"},
-        {"tokens", KeyType::integer, 10, 1.0, 1e6, {}, "random N(0,1) tokens the residual is measured on"},
-        {"init", KeyType::string, "torch_default", {}, {}, nn::init_scheme_names(), ""},
-    };
-    add_weight_keys(schema);
+    runner::Schema schema;
+    add_ffn_keys(schema, kKeys);
     return {.name = "linear_collapse",
             .description = "without its activation the FFN is one d x d map: rank, residual, parameter counts",
             .schema = std::move(schema),

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "experiments/common.h"
+#include "experiments/support/run.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 

@@ -3,7 +3,8 @@
 // same pass with one hidden unit zeroed after the activation (a forward hook);
 // and, for a linear readout q, the predicted score change -h_j q.c_j beside
 // the change recomputed by ablating each unit j in turn.
-#include "experiments/common.h"
+#include "experiments/support/run.h"
+#include "report/text.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
 
@@ -28,14 +29,14 @@ std::vector<report::Table> compute(const runner::Run& run) {
                     std::to_string(ablate));
 
     nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
-    mlp.layers[0].weight = to_matrix<T>(W_in);
-    mlp.layers[0].bias = to_vector<T>(run.numbers("b_in"));
-    mlp.layers[1].weight = to_matrix<T>(W_out);
-    mlp.layers[1].bias = to_vector<T>(run.numbers("b_out"));
-    const nn::Vector<T> q = to_vector<T>(run.numbers("readout"));
+    mlp.layers[0].weight = nn::to_matrix<T>(W_in);
+    mlp.layers[0].bias = nn::to_vector<T>(run.numbers("b_in"));
+    mlp.layers[1].weight = nn::to_matrix<T>(W_out);
+    mlp.layers[1].bias = nn::to_vector<T>(run.numbers("b_out"));
+    const nn::Vector<T> q = nn::to_vector<T>(run.numbers("readout"));
 
     // Normalisation is omitted, as in the document's arithmetic, so u = x.
-    const nn::Matrix<T> X = as_row(to_vector<T>(run.numbers("x")));
+    const nn::Matrix<T> X = nn::as_row(nn::to_vector<T>(run.numbers("x")));
     nn::Matrix<T> h;
     const nn::Matrix<T> delta = mlp.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
     const nn::Matrix<T> y = X + delta;
@@ -52,16 +53,16 @@ std::vector<report::Table> compute(const runner::Run& run) {
 
     report::Table fwd("forward");
     fwd.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
-    fwd.add_row({std::string("x"), vector_text(row_of(X))});
-    fwd.add_row({std::string("z"), vector_text(row_of(nn::apply(mlp.layers[0], X)))});
-    fwd.add_row({std::string("h"), vector_text(row_of(h))});
-    fwd.add_row({std::string("Delta"), vector_text(row_of(delta))});
-    fwd.add_row({std::string("y"), vector_text(row_of(y))});
+    fwd.add_row({std::string("x"), report::vector_text(nn::row_of(X))});
+    fwd.add_row({std::string("z"), report::vector_text(nn::row_of(nn::apply(mlp.layers[0], X)))});
+    fwd.add_row({std::string("h"), report::vector_text(nn::row_of(h))});
+    fwd.add_row({std::string("Delta"), report::vector_text(nn::row_of(delta))});
+    fwd.add_row({std::string("y"), report::vector_text(nn::row_of(y))});
     const std::string j = std::to_string(ablate);
-    fwd.add_row({"h with h" + j + "=0", vector_text(row_of(h_ab))});
-    fwd.add_row({"Delta with h" + j + "=0", vector_text(row_of(delta_ab))});
-    fwd.add_row({"y with h" + j + "=0", vector_text(row_of(y_ab))});
-    fwd.add_row({"change in y", vector_text(row_of(xt::eval(y_ab - y)))});
+    fwd.add_row({"h with h" + j + "=0", report::vector_text(nn::row_of(h_ab))});
+    fwd.add_row({"Delta with h" + j + "=0", report::vector_text(nn::row_of(delta_ab))});
+    fwd.add_row({"y with h" + j + "=0", report::vector_text(nn::row_of(y_ab))});
+    fwd.add_row({"change in y", report::vector_text(nn::row_of(xt::eval(y_ab - y)))});
 
     report::Table readout("readout");
     readout.add_column("unit", ColumnType::integer)
@@ -71,12 +72,12 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("recomputed_change", ColumnType::real)
         .add_column("abs_difference", ColumnType::real, 3);
     const auto& W = mlp.layers[1].weight;
-    const T score = xt::sum(row_of(y) * q)();
+    const T score = xt::sum(nn::row_of(y) * q)();
     for (std::size_t u = 0; u < m; ++u) {
         T qc = 0;
         for (std::size_t i = 0; i < d; ++i) qc += q(i) * W(i, u);
         const T predicted = -h(0, u) * qc;
-        const T recomputed = xt::sum(row_of(xt::eval(X + ablated(u, nullptr))) * q)() - score;
+        const T recomputed = xt::sum(nn::row_of(xt::eval(X + ablated(u, nullptr))) * q)() - score;
         readout.add_row({static_cast<std::int64_t>(u + 1), static_cast<double>(h(0, u)), static_cast<double>(qc),
                          static_cast<double>(predicted), static_cast<double>(recomputed),
                          static_cast<double>(std::abs(predicted - recomputed))});

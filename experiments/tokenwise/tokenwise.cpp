@@ -5,7 +5,7 @@
 // products use its small path), so the differences are rounding, not zero.
 #include <numeric>
 
-#include "experiments/common.h"
+#include "experiments/support/ffn.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::tokenwise {
@@ -13,6 +13,9 @@ namespace ffn::experiments::tokenwise {
 namespace {
 
 using report::ColumnType;
+
+// Permutation equivariance needs two tokens at least.
+const FfnKeys kKeys{.d = 64, .m = 256, .tokens = 10, .min_tokens = 2};
 
 // numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| everywhere.
 template <class T>
@@ -26,22 +29,17 @@ bool allclose(const nn::Matrix<T>& a, const nn::Matrix<T>& b, double rtol, doubl
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
-    const auto tokens = static_cast<std::size_t>(run.integer("tokens"));
-    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
-    load_or_initialize(run, mlp, "torch_default", fmt::format("d={} m={}", d, m));
-    const nn::Matrix<T> X = normal_inputs<T>(run, tokens, d, fmt::format("d={}", d));
+    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
     const nn::Matrix<T> batched = mlp.forward_with_hook(X);
 
     nn::Matrix<T> row_by_row = nn::Matrix<T>::from_shape({tokens, d});
     for (std::size_t r = 0; r < tokens; ++r)
-        xt::view(row_by_row, r, xt::all()) = xt::view(mlp.forward_with_hook(as_row(row_of(X, r))), 0, xt::all());
+        xt::view(row_by_row, r, xt::all()) = xt::view(mlp.forward_with_hook(nn::as_row(nn::row_of(X, r))), 0, xt::all());
 
-    // A permutation from the run's own stream (Fisher-Yates).
+    // A permutation from the run's own stream.
     std::vector<std::size_t> perm(tokens);
     std::iota(perm.begin(), perm.end(), std::size_t{0});
-    Rng rng = Rng::stream(run.seed, fnv1a64("perm"), "data");
-    for (std::size_t i = tokens - 1; i > 0; --i) std::swap(perm[i], perm[static_cast<std::size_t>(rng.uniform01() * double(i + 1))]);
+    Rng::stream(run.seed, fnv1a64("perm"), "data").shuffle(perm);
     nn::Matrix<T> X_perm = X, F_perm_rows = batched;
     for (std::size_t r = 0; r < tokens; ++r) {
         xt::view(X_perm, r, xt::all()) = xt::view(X, perm[r], xt::all());
@@ -62,26 +60,20 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("allclose_row_by_row", ColumnType::boolean)
         .add_column("allclose_permuted", ColumnType::boolean);
     t.add_row({static_cast<std::int64_t>(d), static_cast<std::int64_t>(m), static_cast<std::int64_t>(tokens),
-               run.string("dtype"), max_abs_difference(batched, row_by_row), max_abs_difference(F_of_perm, F_perm_rows),
+               run.string("dtype"), nn::max_abs_difference(batched, row_by_row), nn::max_abs_difference(F_of_perm, F_perm_rows),
                rtol, atol, allclose(batched, row_by_row, rtol, atol), allclose(F_of_perm, F_perm_rows, rtol, atol)});
     return {t};
 }
 
 std::vector<report::Table> run_tokenwise(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 }  // namespace
 
 runner::ExperimentKind make() {
-    using runner::KeyType;
-    runner::Schema schema{
-        {"d", KeyType::integer, 64, 1.0, 8192.0, {}, ""},
-        {"m", KeyType::integer, 256, 1.0, 65536.0, {}, ""},
-        {"tokens", KeyType::integer, 10, 2.0, 1e5, {}, ""},
-        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
-    };
-    add_weight_keys(schema);
+    runner::Schema schema;
+    add_ffn_keys(schema, kKeys);
     return {.name = "tokenwise",
             .description = "the FFN is position-wise: batch vs row by row, and permutation equivariance",
             .schema = std::move(schema),

@@ -16,7 +16,7 @@
 #include "core/hash.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "experiments/common.h"
+#include "experiments/support/run.h"
 #include "experiments/width_sweep/plot.h"
 #include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"

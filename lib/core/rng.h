@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <numbers>
 #include <string_view>
+#include <utility>
 
 #include "core/hash.h"
 
@@ -64,6 +65,13 @@ public:
         return r * std::cos(theta);
     }
     double normal(double mean, double stddev) { return mean + stddev * normal(); }
+
+    // Fisher-Yates with our own draws: the same seed gives the same order on
+    // every machine (std::shuffle's is the library's choice).
+    template <class Sequence>
+    void shuffle(Sequence& v) {
+        for (std::size_t i = v.size(); i-- > 1;) std::swap(v[i], v[static_cast<std::size_t>(uniform01() * static_cast<double>(i + 1))]);
+    }
 
 private:
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -53,9 +53,7 @@ FitRecord fit(nn::Module<T>& model, Optimizer<T>& optimizer, const nn::Matrix<T>
         const nn::Matrix<T>* ys = &Y;
         if (!full) {
             if (cursor + batch > rows) {
-                // Fisher-Yates with our own draws: the same seed gives the same batches everywhere.
-                for (std::size_t i = rows - 1; i > 0; --i)
-                    std::swap(order[i], order[static_cast<std::size_t>(shuffle.uniform01() * static_cast<double>(i + 1))]);
+                shuffle.shuffle(order);
                 cursor = 0;
             }
             gather_rows(X, order, cursor, batch, xb);

@@ -1,24 +1,21 @@
 #pragma once
-// Small helpers the experiment kinds share: config values to tensors, and
-// vectors/matrices as the short text the documents print.
+// What every experiment kind takes from its config beyond plain values:
+// tensors of a required shape, a model loaded from a weights file or freshly
+// initialised, random inputs, the run's dtype as a type, and a memory bound
+// checked before the first run.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
-
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
-#include <xtensor/xview.hpp>
-
 #include "core/hash.h"
 #include "core/rng.h"
 #include "nn/init.h"
-#include "nn/mlp.h"
+#include "nn/module.h"
 #include "nn/tensor.h"
 #include "nn/weights.h"
 #include "runner/config.h"
@@ -26,61 +23,11 @@
 
 namespace ffn::experiments {
 
-// A number as the documents write it: shortest round-trip form, "-0" as "0".
-inline std::string number_text(double v) { return v == 0.0 ? "0" : fmt::format("{}", v); }
-
-template <class Container>
-std::string vector_text(const Container& v) {
-    std::string out = "(";
-    bool first = true;
-    for (const auto& e : v) {
-        if (!first) out += ", ";
-        out += number_text(static_cast<double>(e));
-        first = false;
-    }
-    return out + ")";
-}
-
-template <class T>
-std::string matrix_text(const nn::Matrix<T>& M) {
-    std::string out = "[";
-    for (std::size_t r = 0; r < M.shape()[0]; ++r) {
-        if (r) out += "; ";
-        for (std::size_t c = 0; c < M.shape()[1]; ++c) {
-            if (c) out += " ";
-            out += number_text(static_cast<double>(M(r, c)));
-        }
-    }
-    return out + "]";
-}
-
-template <class T>
-nn::Matrix<T> to_matrix(const std::vector<std::vector<double>>& rows) {
-    nn::Matrix<T> M = nn::Matrix<T>::from_shape({rows.size(), rows.empty() ? 0 : rows[0].size()});
-    for (std::size_t r = 0; r < rows.size(); ++r)
-        for (std::size_t c = 0; c < rows[r].size(); ++c) M(r, c) = static_cast<T>(rows[r][c]);
-    return M;
-}
-
-template <class T>
-nn::Vector<T> to_vector(const std::vector<double>& values) {
-    nn::Vector<T> v = nn::Vector<T>::from_shape({values.size()});
-    for (std::size_t i = 0; i < values.size(); ++i) v(i) = static_cast<T>(values[i]);
-    return v;
-}
-
-// Row r of a batch as a vector.
-template <class T>
-nn::Vector<T> row_of(const nn::Matrix<T>& M, std::size_t r = 0) {
-    return xt::eval(xt::view(M, r, xt::all()));
-}
-
-// One input vector as a one-token batch.
-template <class T>
-nn::Matrix<T> as_row(const nn::Vector<T>& v) {
-    nn::Matrix<T> X = nn::Matrix<T>::from_shape({std::size_t{1}, v.size()});
-    std::copy(v.begin(), v.end(), X.begin());
-    return X;
+// Calls f.template operator()<T>() with T the run's dtype: one body for
+// float32 and float64, e.g. with_dtype(run, [&]<class T>() { return compute<T>(run); }).
+template <class F>
+auto with_dtype(const runner::Run& run, F&& f) {
+    return run.is_float64() ? f.template operator()<double>() : f.template operator()<float>();
 }
 
 // Throws when a configured tensor's shape is not the one the model needs.
@@ -144,21 +91,6 @@ nn::Matrix<T> normal_inputs(const runner::Run& run, std::size_t tokens, std::siz
     return X;
 }
 
-template <class T>
-double max_abs_difference(const nn::Matrix<T>& a, const nn::Matrix<T>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::fabs(static_cast<double>(a.data()[i]) - static_cast<double>(b.data()[i])));
-    return worst;
-}
-
-template <class T>
-double max_abs(const nn::Matrix<T>& a) {
-    double worst = 0;
-    for (auto x : a) worst = std::max(worst, std::fabs(static_cast<double>(x)));
-    return worst;
-}
-
 // What one run may ask for: a quarter of a small machine's memory, since a
 // sweep runs one run per thread. Checked before the first run starts, so a
 // size the machine cannot hold is refused at once, not after an hour or by
@@ -180,20 +112,6 @@ inline void refuse_runs_beyond_memory(const runner::Plan& plan, const std::vecto
         throw Error(fmt::format("keys {} ({}): a run needs about {:.1f} GiB, more than the {:.0f} GiB one run may take",
                                 fmt::join(names, ", "), fmt::join(values, ", "), need / (1 << 30), kMaxRunBytes / (1 << 30)));
     }
-}
-
-// A d-m-d MLP applied to `tokens` tokens: its weights, a copy of them (the
-// collapsed or reparametrised model), a d x d product with its SVD
-// workspace, and a few tokens x (d + m) activations at once.
-inline double ffn_run_bytes(const runner::Run& r) {
-    const double d = static_cast<double>(r.integer("d")), m = static_cast<double>(r.integer("m"));
-    const double tokens = static_cast<double>(r.integer("tokens"));
-    return (r.is_float64() ? 8.0 : 4.0) * (4 * d * m + 4 * d * d + 6 * tokens * (d + m));
-}
-
-// The validate hook of the kinds that run a d-m-d MLP on "tokens" tokens.
-inline void refuse_ffn_beyond_memory(const runner::Plan& plan) {
-    refuse_runs_beyond_memory(plan, {"d", "m", "tokens"}, ffn_run_bytes);
 }
 
 // the claims list's tolerances for identities that hold up to rounding: relative

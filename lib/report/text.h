@@ -1,0 +1,39 @@
+#pragma once
+// Numbers, vectors and matrices as the short text the reference documents
+// print them, for table cells.
+#include <fmt/format.h>
+
+#include <string>
+
+namespace ffn::report {
+
+// A number as the documents write it: shortest round-trip form, "-0" as "0".
+inline std::string number_text(double v) { return v == 0.0 ? "0" : fmt::format("{}", v); }
+
+template <class Container>
+std::string vector_text(const Container& v) {
+    std::string out = "(";
+    bool first = true;
+    for (const auto& e : v) {
+        if (!first) out += ", ";
+        out += number_text(static_cast<double>(e));
+        first = false;
+    }
+    return out + ")";
+}
+
+// Any 2-D container with shape() and (r, c): "[a b; c d]".
+template <class M>
+std::string matrix_text(const M& m) {
+    std::string out = "[";
+    for (std::size_t r = 0; r < m.shape()[0]; ++r) {
+        if (r) out += "; ";
+        for (std::size_t c = 0; c < m.shape()[1]; ++c) {
+            if (c) out += " ";
+            out += number_text(static_cast<double>(m(r, c)));
+        }
+    }
+    return out + "]";
+}
+
+}  // namespace ffn::report
