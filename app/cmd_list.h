@@ -6,6 +6,7 @@ namespace ffn::app {
 
 struct ListOptions {
     std::string root;
+    std::string keys;  // a kind whose keys to print
 };
 
 CLI::App* setup_list(CLI::App& app, ListOptions& options);

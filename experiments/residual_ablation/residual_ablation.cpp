@@ -99,7 +99,7 @@ runner::ExperimentKind make() {
         {"b_in", KeyType::number_list, Json::parse("[0,-1,1,1]"), {}, {}, {}, "m"},
         {"W_out", KeyType::matrix, Json::parse("[[1,0,-1,1],[0,1,0,-2],[1,-1,2,0]]"), {}, {}, {}, "d x m"},
         {"b_out", KeyType::number_list, Json::parse("[0,0.5,0]"), {}, {}, {}, "d"},
-        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), ""},
+        {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), "the hidden layer's activation"},
         {"x", KeyType::number_list, Json::parse("[1,-1,2]"), {}, {}, {}, "the residual stream input"},
         {"ablate", KeyType::integer, 4, 1.0, {}, {}, "hidden unit zeroed after the activation (1-based)"},
         {"readout", KeyType::number_list, Json::parse("[0,0,1]"), {}, {}, {}, "q of the linear score s = q.y"},

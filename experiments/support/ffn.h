@@ -18,7 +18,7 @@ struct FfnKeys {
     std::int64_t d = 64, m = 256, tokens = 10;
     double min_tokens = 1;
     std::string activation = "relu";
-    std::string activation_help = "";
+    std::string activation_help = "the hidden layer's activation";
     bool init_key = false;  // an "init" key; without it, PyTorch's default init
     // firing_fraction's inputs come from a stream named by d and tokens (the
     // others' by d alone): its expected tables were written so.

@@ -49,9 +49,9 @@ inline void require_length(const std::string& key, std::size_t length, std::size
 
 // The keys every analysis kind takes for that.
 inline void add_weight_keys(runner::Schema& schema) {
-    schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "analyse this safetensors model instead of a fresh init"});
+    schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "a safetensors model to use instead of a fresh init (ffn-lab's own files and PyTorch nn.Sequential's load as they are)"});
     schema.add({"names", runner::KeyType::object, runner::Json::object(), {}, {}, {},
-                "parameter name -> tensor name in the weights file (ffn-lab's own and PyTorch nn.Sequential names need none)"});
+                "parameter name -> tensor name in the weights file, for other names ({\"up.weight\": \"fc1.weight\"})"});
 }
 
 // A PyTorch nn.Sequential(Linear, act, Linear)'s tensor names, tried for a

@@ -353,19 +353,19 @@ runner::ExperimentKind make() {
     std::vector<std::string> inits = nn::init_scheme_names();
     inits.insert(inits.begin(), "kinks_inside");
     runner::Schema schema{
-        {"target", KeyType::string, "sin(3*x)", {}, {}, {}, "an expression in x"},
-        {"interval", KeyType::number_list, Json::parse("[-2, 2]"), {}, {}, {}, "[lo, hi]"},
+        {"target", KeyType::string, "sin(3*x)", {}, {}, {}, "an expression in x, read by muparser (abs(x), x^2, exp(-x^2) ...)"},
+        {"interval", KeyType::number_list, Json::parse("[-2, 2]"), {}, {}, {}, "[lo, hi] of the training points"},
         {"samples", KeyType::integer, 400, 2.0, 1e6, {}, "evenly spaced training points, ends included"},
-        {"model.width", KeyType::integer, 8, 1.0, 1e5, {}, "hidden units m"},
+        {"model.width", KeyType::integer, 8, 1.0, 1e5, {}, "hidden units m (sweep it)"},
         {"activation", KeyType::string, "relu", {}, {}, {"relu"}, "kinks are counted for ReLU nets"},
-        {"init", KeyType::string, "kinks_inside", {}, {}, inits, ""},
+        {"init", KeyType::string, "kinks_inside", {}, {}, inits, "initialisation of the net"},
         {"init_std", KeyType::number, 0.02, 0.0, {}, {}, "std of init=normal"},
-        {"optimizer", KeyType::string, "adam", {}, {}, {"sgd", "adam", "adamw"}, ""},
-        {"lr", KeyType::number, 1e-3, 0.0, {}, {}, ""},
+        {"optimizer", KeyType::string, "adam", {}, {}, {"sgd", "adam", "adamw"}, "PyTorch's update formulas"},
+        {"lr", KeyType::number, 1e-3, 0.0, {}, {}, "learning rate"},
         {"steps", KeyType::integer, 5000, 0.0, 1e8, {}, "full-batch steps"},
         {"grid_points", KeyType::integer, 40001, 3.0, 1e7, {}, "dense grid for the slope-change kink count"},
-        {"dtype", KeyType::string, "float32", {}, {}, {"float32", "float64"}, ""},
-        {"document", KeyType::object, Json::object(), {}, {}, {}, "{\"rmse\": {m: value}, \"kinks\": {m: value}}"},
+        {"dtype", KeyType::string, "float32", {}, {}, {"float32", "float64"}, "scalar type of training"},
+        {"document", KeyType::object, Json::object(), {}, {}, {}, "the printed values, {\"rmse\": {m: value}, \"kinks\": {m: value}}, judged only under the config's protocol"},
     };
     add_weight_keys(schema);
     return {.name = "width_sweep",

@@ -51,6 +51,24 @@ Schema with_common_keys(const Schema& kind) {
     return s;
 }
 
+}  // namespace
+
+report::Table key_table(const ExperimentKind& kind) {
+    report::Table t("keys");
+    t.add_column("key", report::ColumnType::text)
+        .add_column("accepts", report::ColumnType::text)
+        .add_column("default", report::ColumnType::text)
+        .add_column("help", report::ColumnType::text);
+    const Schema schema = with_common_keys(kind.schema);
+    for (const auto& k : schema.keys())
+        t.add_row({"`" + k.path + "`", report::Cell(accepted_values(k)),
+                   report::Cell(k.default_value.is_null() ? std::string("required") : "`" + k.default_value.dump() + "`"),
+                   report::Cell(k.help)});
+    return t;
+}
+
+namespace {
+
 std::vector<std::string> known_paths(const Schema& s, bool top_level) {
     std::vector<std::string> out;
     for (const auto& k : s.keys()) out.push_back(k.path);

@@ -81,6 +81,11 @@ struct Plan {
     bool follows_protocol(const std::vector<std::string>& ignoring = {}) const;
 };
 
+// A kind's keys, with those every kind takes (seeds, dtype), as a table:
+// key, accepted values, default ("required" when none), help. What
+// `ffn-lab list --keys KIND` prints and each experiment README holds.
+report::Table key_table(const ExperimentKind& kind);
+
 // Parses a JSON file; errors name the file, line and column.
 Json load_json_file(const std::string& path);
 

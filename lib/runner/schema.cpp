@@ -44,6 +44,19 @@ std::string range_text(const KeySpec& s) {
     return "";
 }
 
+}  // namespace
+
+std::string accepted_values(const KeySpec& spec) {
+    if (!spec.choices.empty()) {
+        std::string list;
+        for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        return "one of " + list;
+    }
+    return describe(spec.type) + range_text(spec);
+}
+
+namespace {
+
 bool in_range(const KeySpec& s, double v) { return (!s.min || v >= *s.min) && (!s.max || v <= *s.max); }
 
 bool all_numbers(const Json& v, bool integers) {

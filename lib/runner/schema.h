@@ -48,6 +48,10 @@ private:
 
 std::string describe(KeyType t);
 
+// What a key takes, as a reader needs it: "an integer in [1, 8192]",
+// "one of relu, gelu".
+std::string accepted_values(const KeySpec& spec);
+
 // Empty when `value` fits `spec`; else what was expected, e.g.
 // "expected an integer >= 1, got \"four\"".
 std::string type_error(const KeySpec& spec, const Json& value);
