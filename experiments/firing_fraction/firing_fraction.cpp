@@ -14,7 +14,6 @@ namespace ffn::experiments::firing_fraction {
 
 namespace {
 
-using report::Cell;
 using report::ColumnType;
 
 const FfnKeys kKeys{.d = 512, .m = 2048, .tokens = 10, .init_key = true, .inputs_named_by_tokens = true};
@@ -44,58 +43,10 @@ std::vector<report::Table> run_firing(const runner::Run& run) {
     return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
-std::pair<double, double> mean_sd(const std::vector<double>& v) {
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    return {mean, v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0};  // sample sd (ddof = 1)
-}
-
-std::vector<report::Table> aggregate_firing(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table t("firing");
-    runner::add_swept_columns(plan, t);
-    // The protocol's keys, unless the sweep already shows them.
-    const std::vector<std::string> keys = {"d", "m", "tokens", "activation", "threshold"};
-    std::vector<std::string> shown;
-    for (const auto& k : keys)
-        if (!t.find_column(k)) {
-            const auto& v = plan.runs.front().raw(k);
-            t.add_column(k, v.is_number_integer() ? ColumnType::integer : v.is_number() ? ColumnType::real : ColumnType::text);
-            shown.push_back(k);
-        }
-    t.add_column("seeds", ColumnType::integer);
-    for (const char* c : {"positive_mean", "positive_sd", "nonzero_mean", "nonzero_sd", "above_threshold_mean", "above_threshold_sd"})
-        t.add_column(c, ColumnType::real, 4);
-    for (const auto& group : runner::seed_groups(plan)) {
-        const runner::Run& first = plan.runs[group.front()];
-        std::vector<double> pos, nz, ab;
-        for (std::size_t i : group) {
-            const auto& r = per_run[i].front();
-            pos.push_back(*report::as_number(r.at(0, "positive")));
-            nz.push_back(*report::as_number(r.at(0, "nonzero")));
-            ab.push_back(*report::as_number(r.at(0, "above")));
-        }
-        auto cells = runner::swept_cells(plan, group.front());
-        for (const auto& k : shown) {
-            const auto& v = first.raw(k);
-            cells.push_back(v.is_number_integer() ? Cell{v.get<std::int64_t>()} : v.is_number() ? Cell{v.get<double>()} : Cell{v.get<std::string>()});
-        }
-        cells.push_back(static_cast<std::int64_t>(group.size()));
-        for (const auto& v : {pos, nz, ab}) {
-            const auto [mean, sd] = mean_sd(v);
-            cells.push_back(mean);
-            cells.push_back(sd);
-        }
-        t.add_row(std::move(cells));
-    }
-    return {t};
-}
-
 }  // namespace
 
 runner::ExperimentKind make() {
+    using enum runner::Statistic;
     runner::Schema schema;
     add_ffn_keys(schema, kKeys);
     schema.add({.path = "threshold", .type = runner::KeyType::number, .default_value = 0.01, .min = 0.0,
@@ -105,7 +56,12 @@ runner::ExperimentKind make() {
             .schema = std::move(schema),
             .validate = refuse_ffn_beyond_memory,
             .run = run_firing,
-            .aggregate = aggregate_firing};
+            .seed_statistics = runner::SeedStatistics{
+                .table = "firing",
+                .keys = {"d", "m", "tokens", "activation", "threshold"},  // the protocol's, unless swept
+                .columns = {{"positive", "positive", {mean, sd}},
+                            {"nonzero", "nonzero", {mean, sd}},
+                            {"above", "above_threshold", {mean, sd}}}}};
 }
 
 }  // namespace ffn::experiments::firing_fraction

@@ -1,5 +1,6 @@
 #include "runner/execute.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/stats.h"
 #include "core/thread_pool.h"
 #include "ffnlab/build_info.h"
 #include "gemm/gemm.h"
@@ -99,6 +101,62 @@ std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     return cells;
 }
 
+namespace {
+
+std::string statistic_name(Statistic s) {
+    switch (s) {
+        case Statistic::mean: return "mean";
+        case Statistic::sd: return "sd";
+        case Statistic::median: return "median";
+        case Statistic::min: return "min";
+        case Statistic::max: return "max";
+    }
+    return "?";
+}
+
+report::Cell statistic(Statistic s, const std::vector<double>& v) {
+    if (v.empty()) return {};
+    switch (s) {
+        case Statistic::mean: return mean(v);
+        case Statistic::sd: return sample_sd(v);
+        case Statistic::median: return median(v);
+        case Statistic::min: return *std::min_element(v.begin(), v.end());
+        case Statistic::max: return *std::max_element(v.begin(), v.end());
+    }
+    return {};
+}
+
+}  // namespace
+
+report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
+                              const SeedStatistics& spec) {
+    report::Table t(spec.table);
+    add_swept_columns(plan, t);
+    std::vector<std::string> shown;
+    for (const auto& k : spec.keys)
+        if (!t.find_column(k)) {
+            t.add_column(column_for(k, plan.runs.front().raw(k)));
+            shown.push_back(k);
+        }
+    t.add_column("seeds", report::ColumnType::integer);
+    for (const auto& c : spec.columns)
+        for (const Statistic s : c.statistics)
+            t.add_column(c.as + "_" + statistic_name(s), report::ColumnType::real, spec.precision);
+    for (const auto& group : seed_groups(plan)) {
+        auto cells = swept_cells(plan, group.front());
+        for (const auto& k : shown) cells.push_back(cell_for(plan.runs[group.front()].raw(k)));
+        cells.push_back(static_cast<std::int64_t>(group.size()));
+        for (const auto& c : spec.columns) {
+            std::vector<double> values;
+            for (const std::size_t i : group)
+                if (const auto x = report::as_number(per_run[i].front().at(0, c.column))) values.push_back(*x);
+            for (const Statistic s : c.statistics) cells.push_back(statistic(s, values));
+        }
+        t.add_row(std::move(cells));
+    }
+    return t;
+}
+
 SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     const std::string started = utc_now();
@@ -126,7 +184,9 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
 
     SweepResult result;
     try {
-        result.tables = plan.kind->aggregate ? plan.kind->aggregate(plan, per_run) : concatenate_runs(plan, per_run);
+        result.tables = plan.kind->aggregate          ? plan.kind->aggregate(plan, per_run)
+                        : plan.kind->seed_statistics ? std::vector{summarize_seeds(plan, per_run, *plan.kind->seed_statistics)}
+                                                     : concatenate_runs(plan, per_run);
     } catch (const Error& e) {
         throw Error(plan.source + ": " + e.what(), e.code());
     }

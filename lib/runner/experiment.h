@@ -2,8 +2,10 @@
 // The contract between the runner and an experiment kind. A kind declares its
 // schema and computes the tables of one run; the runner validates, expands the
 // grid, schedules runs on threads and joins their tables. A kind that needs
-// statistics over seeds supplies `aggregate`.
+// statistics over seeds declares them (`seed_statistics`), or supplies its
+// own `aggregate` when it judges more than columns.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,26 @@
 #include "runner/schema.h"
 
 namespace ffn::runner {
+
+enum class Statistic { mean, sd, median, min, max };
+
+// Statistics over the seeds of each point of the grid, declared by a kind:
+// one row per group of runs that differ only in their seed, with the swept
+// values, the config `keys` the sweep does not show, the number of seeds,
+// then for each summarised column "<as>_<statistic>". Values are read from
+// the first row of each run's first table; a run without a number there is
+// left out of that column's statistics.
+struct SeedStatistics {
+    struct Summary {
+        std::string column;  // in the run's table
+        std::string as;      // prefix of the aggregate columns
+        std::vector<Statistic> statistics;
+    };
+    std::string table;
+    std::vector<std::string> keys = {};
+    std::vector<Summary> columns = {};
+    int precision = 4;
+};
 
 struct ExperimentKind {
     std::string name = {};
@@ -25,9 +47,10 @@ struct ExperimentKind {
     // a folder for files the run may write (sweep --save-weights).
     std::function<std::vector<report::Table>(const Run&)> run = {};
     // Joins the runs' tables (per_run[i] belongs to plan.runs[i]). Empty: the
-    // default, which concatenates same-named tables with the swept values as
-    // leading columns.
+    // seed statistics below when declared, else the default, which
+    // concatenates same-named tables with the swept values as leading columns.
     std::function<std::vector<report::Table>(const Plan&, std::vector<std::vector<report::Table>>&)> aggregate = {};
+    std::optional<SeedStatistics> seed_statistics = {};
     // True when runs write their models under run.artifacts (sweep --save-weights).
     bool saves_weights = false;
     // Optional figures for `sweep --plot DIR`, from the plan and its final tables.
@@ -42,6 +65,9 @@ std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan);
 // leading table columns.
 void add_swept_columns(const Plan& plan, report::Table& table);
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run);
+
+report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
+                              const SeedStatistics& spec);
 
 // The default join described above.
 std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run);
