@@ -87,3 +87,48 @@ TEST_CASE("a shape that does not fit is one clear error naming the key") {
     CHECK_THROWS_WITH(run_config("ablation.json", {"ablate=9"}),
                       doctest::Contains("key 'ablate': expected a hidden unit between 1 and 4, got 9"));
 }
+
+TEST_CASE("activations: seed 002's functions, their least values, limits and zeros (float64)") {
+    const auto r = run_config("activations.json", {"dtype=float64"});
+    const auto& values = table(r, "values");
+    const auto value = [&](const char* act, double z) {
+        for (std::size_t i = 0; i < values.row_count(); ++i)
+            if (values.at(i, "activation") == text(act) && values.at(i, "z") == Cell{z}) return *report::as_number(values.at(i, "value"));
+        FAIL("no value for " << act << " at " << z);
+        return 0.0;
+    };
+    // Python's math module (another libm, another formula for sigmoid): the
+    // same to a few float64 ulps.
+    CHECK(value("relu", -3) == 0.0);
+    CHECK(value("relu", 2) == 2.0);
+    CHECK(value("tanh", 1) == doctest::Approx(0.7615941559557649).epsilon(1e-15));
+    CHECK(value("gelu", 1) == doctest::Approx(0.8413447460685429).epsilon(1e-15));
+    CHECK(value("gelu_tanh", 1) == doctest::Approx(0.8411919906082768).epsilon(1e-15));
+    CHECK(value("silu", 1) == doctest::Approx(0.7310585786300049).epsilon(1e-15));
+    CHECK(values.row_count() == 7 * 7);  // every activation at z = -3..3
+
+    const auto& shape = table(r, "shape");
+    const auto row = [&](const char* act) { return row_where(shape, "activation", text(act)); };
+    // SiLU's minimum in closed form: z* = -1 - W(1/e), silu(z*) = z* + 1.
+    const double silu_at = -1.2784645427610738;
+    CHECK(*report::as_number(shape.at(row("silu"), "at_z")) == doctest::Approx(silu_at).epsilon(1e-9));
+    CHECK(*report::as_number(shape.at(row("silu"), "least_value")) == doctest::Approx(silu_at + 1).epsilon(1e-12));
+    // GELU's: a ternary search on Python's erf.
+    CHECK(*report::as_number(shape.at(row("gelu"), "at_z")) == doctest::Approx(-0.7517915246936).epsilon(1e-9));
+    CHECK(*report::as_number(shape.at(row("gelu"), "least_value")) == doctest::Approx(-0.1699712074799037).epsilon(1e-12));
+    CHECK(shape.at(row("relu"), "least") == text("on z <= 0"));
+    CHECK(shape.at(row("relu"), "exact_zeros") == text("z <= 0"));
+    CHECK(shape.at(row("tanh"), "limit_minus_inf") == text("-1"));
+    CHECK(shape.at(row("tanh"), "limit_plus_inf") == text("1"));
+    CHECK(shape.at(row("tanh"), "exact_zeros") == text("z = 0"));
+    CHECK(shape.at(row("silu"), "exact_zeros") == text("z = 0"));
+    CHECK(shape.at(row("sigmoid"), "exact_zeros") == text("none"));
+    CHECK(shape.at(row("identity"), "least") == text("unbounded below as z -> -inf"));
+    CHECK(shape.at(row("relu"), "limit_plus_inf") == text("+inf"));
+
+    // |gelu - gelu_tanh| peaks at +-2.69894 (a ternary search on Python's
+    // erf and tanh); the peak is flat, so z is known to about 1e-6.
+    const auto& gap = table(r, "gelu_gap");
+    CHECK(*report::as_number(gap.at(0, "at_z")) == doctest::Approx(2.698940915522238).epsilon(1e-6));
+    CHECK(*report::as_number(gap.at(0, "max_abs_gelu_minus_gelu_tanh")) == doctest::Approx(0.0004732355206868988).epsilon(1e-9));
+}
