@@ -89,7 +89,7 @@ TEST_CASE("a shape that does not fit is one clear error naming the key") {
 }
 
 TEST_CASE("activations: seed 002's functions, their least values, limits and zeros (float64)") {
-    const auto r = run_config("activations.json", {"dtype=float64"});
+    const auto r = run_config("activation_table.json", {"dtype=float64"});
     const auto& values = table(r, "values");
     const auto value = [&](const char* act, double z) {
         for (std::size_t i = 0; i < values.row_count(); ++i)
