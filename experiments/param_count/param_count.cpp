@@ -75,12 +75,13 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
         .add_column("ffn_flops_per_token", ColumnType::integer)
         .add_column("gated_m", ColumnType::integer)
         .add_column("gated_weights", ColumnType::integer)
-        .add_column("gated_over_ffn", ColumnType::real, 6);
+        .add_column("gated_over_ffn", ColumnType::real, 6)
+        .add_column("gated_matches", ColumnType::boolean);
     auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
     t.add_row({i64(d), i64(m), i64(attention), i64(ffn_weights), i64(ffn_params),
                static_cast<double>(ffn_weights) / static_cast<double>(attention + ffn_weights), up_shape,
                down_shape, i64(largest), i64(2 * ffn_weights), i64(gated_m), i64(gated),
-               static_cast<double>(gated) / static_cast<double>(ffn_weights)});
+               static_cast<double>(gated) / static_cast<double>(ffn_weights), gated == ffn_weights});
     return {t};
 }
 

@@ -6,6 +6,7 @@
 #include "experiments/support/run.h"
 #include "report/text.h"
 #include "nn/mlp.h"
+#include "nn/norm.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::residual_ablation {
@@ -35,14 +36,21 @@ std::vector<report::Table> compute(const runner::Run& run) {
     mlp.layers[1].bias = nn::to_vector<T>(run.numbers("b_out"));
     const nn::Vector<T> q = nn::to_vector<T>(run.numbers("readout"));
 
-    // Normalisation is omitted, as in the document's arithmetic, so u = x.
+    // The branch reads u = N(x) and writes into x. The document omits N for
+    // its arithmetic (norm "none": u = x); the pre-norm forms use PyTorch's
+    // LayerNorm and RMSNorm without affine parameters (scale 1, shift 0).
     const nn::Matrix<T> X = nn::as_row(nn::to_vector<T>(run.numbers("x")));
+    const std::string norm = run.string("norm");
+    const double eps = run.number("norm_eps");
+    const nn::Matrix<T> U = norm == "layernorm" ? nn::Matrix<T>(nn::LayerNorm<T>(d, eps).forward(X))
+                            : norm == "rmsnorm" ? nn::Matrix<T>(nn::RMSNorm<T>(d, eps).forward(X))
+                                                : X;
     nn::Matrix<T> h;
-    const nn::Matrix<T> delta = mlp.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
+    const nn::Matrix<T> delta = mlp.forward_with_hook(U, [&](std::size_t, nn::Matrix<T>& hidden) { h = hidden; });
     const nn::Matrix<T> y = X + delta;
 
     auto ablated = [&](std::size_t unit, nn::Matrix<T>* h_out) {
-        return mlp.forward_with_hook(X, [&](std::size_t, nn::Matrix<T>& hidden) {
+        return mlp.forward_with_hook(U, [&](std::size_t, nn::Matrix<T>& hidden) {
             hidden(0, unit) = T(0);
             if (h_out) *h_out = hidden;
         });
@@ -54,7 +62,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
     report::Table fwd("forward");
     fwd.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
     fwd.add_row({std::string("x"), report::vector_text(nn::row_of(X))});
-    fwd.add_row({std::string("z"), report::vector_text(nn::row_of(nn::apply(mlp.layers[0], X)))});
+    if (norm != "none") fwd.add_row({"u = " + norm + "(x)", report::vector_text(nn::row_of(U))});
+    fwd.add_row({std::string("z"), report::vector_text(nn::row_of(nn::apply(mlp.layers[0], U)))});
     fwd.add_row({std::string("h"), report::vector_text(nn::row_of(h))});
     fwd.add_row({std::string("Delta"), report::vector_text(nn::row_of(delta))});
     fwd.add_row({std::string("y"), report::vector_text(nn::row_of(y))});
@@ -86,7 +95,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
 }
 
 std::vector<report::Table> run_ablation(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 }  // namespace
@@ -100,6 +109,8 @@ runner::ExperimentKind make() {
         {"W_out", KeyType::matrix, Json::parse("[[1,0,-1,1],[0,1,0,-2],[1,-1,2,0]]"), {}, {}, {}, "d x m"},
         {"b_out", KeyType::number_list, Json::parse("[0,0.5,0]"), {}, {}, {}, "d"},
         {"activation", KeyType::string, "relu", {}, {}, nn::activation_names(), "the hidden layer's activation"},
+        {"norm", KeyType::string, "none", {}, {}, {"none", "layernorm", "rmsnorm"}, "the branch's N in u = N(x); none is the document's arithmetic"},
+        {"norm_eps", KeyType::number, 1e-5, 0.0, 1.0, {}, "eps inside N's square root"},
         {"x", KeyType::number_list, Json::parse("[1,-1,2]"), {}, {}, {}, "the residual stream input"},
         {"ablate", KeyType::integer, 4, 1.0, {}, {}, "hidden unit zeroed after the activation (1-based)"},
         {"readout", KeyType::number_list, Json::parse("[0,0,1]"), {}, {}, {}, "q of the linear score s = q.y"},

@@ -3,6 +3,11 @@
 // block cannot hide a wrong value.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "experiments/run_config.h"
 
 using namespace ffn;
@@ -131,4 +136,56 @@ TEST_CASE("activations: seed 002's functions, their least values, limits and zer
     const auto& gap = table(r, "gelu_gap");
     CHECK(*report::as_number(gap.at(0, "at_z")) == doctest::Approx(2.698940915522238).epsilon(1e-6));
     CHECK(*report::as_number(gap.at(0, "max_abs_gelu_minus_gelu_tanh")) == doctest::Approx(0.0004732355206868988).epsilon(1e-9));
+}
+
+TEST_CASE("residual_ablation as a pre-norm branch: y = x + F(N(x)) for LayerNorm and RMSNorm (float64)") {
+    // Seed 003's weights, recomputed here with plain loops.
+    const double W_in[4][3] = {{1, 1, 0}, {0, -1, 1}, {1, 0, -1}, {-1, 1, 1}}, b_in[4] = {0, -1, 1, 1};
+    const double W_out[3][4] = {{1, 0, -1, 1}, {0, 1, 0, -2}, {1, -1, 2, 0}}, b_out[3] = {0, 0.5, 0};
+    const double x[3] = {1, -1, 2}, eps = 1e-5;
+    const auto parse = [](const Cell& c) {
+        std::string s = std::get<std::string>(c);
+        std::vector<double> v;
+        for (std::size_t at = 1; at < s.size();) {
+            std::size_t used = 0;
+            v.push_back(std::stod(s.substr(at), &used));
+            at += used + 2;  // ", "
+        }
+        return v;
+    };
+    const auto r = run_config("prenorm.json");
+    const auto& fwd = table(r, "forward");
+    for (const char* norm : {"layernorm", "rmsnorm"}) {
+        CAPTURE(norm);
+        double mean = 0, square = 0;
+        for (double v : x) mean += v / 3, square += v * v / 3;
+        const bool layer = std::string(norm) == "layernorm";
+        const double scale = layer ? 1 / std::sqrt(square - mean * mean + eps) : 1 / std::sqrt(square + eps);
+        double u[3], h[4], y[3];
+        for (int i = 0; i < 3; ++i) u[i] = (x[i] - (layer ? mean : 0)) * scale;
+        for (int j = 0; j < 4; ++j) {
+            h[j] = b_in[j];
+            for (int i = 0; i < 3; ++i) h[j] += W_in[j][i] * u[i];
+            h[j] = std::max(h[j], 0.0);
+        }
+        for (int i = 0; i < 3; ++i) {
+            y[i] = x[i] + b_out[i];
+            for (int j = 0; j < 4; ++j) y[i] += W_out[i][j] * h[j];
+        }
+        std::size_t row_u = 0, row_y = 0;
+        for (std::size_t k = 0; k < fwd.row_count(); ++k) {
+            if (fwd.at(k, "norm") != text(norm)) continue;
+            if (fwd.at(k, "quantity") == Cell{"u = " + std::string(norm) + "(x)"}) row_u = k;
+            if (fwd.at(k, "quantity") == text("y")) row_y = k;
+        }
+        const auto got_u = parse(fwd.at(row_u, "value")), got_y = parse(fwd.at(row_y, "value"));
+        REQUIRE(got_u.size() == 3);
+        REQUIRE(got_y.size() == 3);
+        // Exact to 6 digits is the claim; the two computations differ only in
+        // summation order, so they agree to ~1e-15.
+        for (int i = 0; i < 3; ++i) {
+            CHECK(got_u[i] == doctest::Approx(u[i]).epsilon(1e-12));
+            CHECK(got_y[i] == doctest::Approx(y[i]).epsilon(1e-12));
+        }
+    }
 }
