@@ -56,7 +56,10 @@ build() {
 
 # The sanitizer build: clang, for its libFuzzer, with ASan and UBSan.
 build_sanitize() {
-    build build-sanitize -DCMAKE_CXX_COMPILER=clang++ -DFFNLAB_WERROR=ON -DFFNLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # One object per file here (the Release build is a unity build): a file
+    # missing an include fails to compile in one of the two.
+    build build-sanitize -DCMAKE_CXX_COMPILER=clang++ -DFFNLAB_WERROR=ON -DFFNLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DFFNLAB_UNITY_BUILD=OFF
 }
 
 # fuzz SECONDS: each harness from its seeds (tests/fuzz/corpus and the
@@ -120,9 +123,14 @@ case "${1:-}" in
         ./build/ffn-lab check
         ;;
     fuzz)
+        seconds=${2:-600}
+        # libFuzzer reads 0 (and anything it cannot parse) as "no limit".
+        case "$seconds" in
+            '' | *[!0-9]* | 0) echo "build.sh: fuzz takes a number of seconds above 0, got '$seconds'" >&2; exit 2 ;;
+        esac
         install_missing
         build_sanitize
-        fuzz "${2:-600}"
+        fuzz "$seconds"
         ;;
     *)
         echo "usage: ./build.sh run|test|check|fuzz [SECONDS]" >&2

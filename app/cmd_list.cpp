@@ -39,7 +39,7 @@ int print_keys(const std::string& name) {
 }  // namespace
 
 int run_list(const ListOptions& o) {
-    if (!o.keys.empty()) return print_keys(o.keys);
+    if (o.keys) return print_keys(*o.keys);
     std::cout << "Experiment kinds:\n";
     for (const auto& k : experiments::all_kinds()) std::cout << fmt::format("  {:<20} {}\n", k.name, k.description);
     const std::string root = find_root(o.root);

@@ -1,12 +1,13 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 namespace ffn::app {
 
 struct ListOptions {
     std::string root;
-    std::string keys;  // a kind whose keys to print
+    std::optional<std::string> keys;  // a kind whose keys to print
 };
 
 CLI::App* setup_list(CLI::App& app, ListOptions& options);

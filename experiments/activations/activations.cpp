@@ -38,16 +38,17 @@ double df(Activation a, double z) {
 }
 
 // The z in [lo, hi] where `slope` changes sign from negative to positive, by
-// bisection until the bracket is kArgTolerance wide or the dtype cannot
-// split it further.
-template <class Slope>
+// bisection until the bracket is kArgTolerance wide or T cannot split it
+// further; NaN when the bracket holds no such change.
+template <class T, class Slope>
 double sign_change(Slope slope, double lo, double hi) {
+    if (!(slope(lo) < 0 && slope(hi) > 0)) return std::nan("");
     while (hi - lo > kArgTolerance) {
-        const double mid = lo + 0.5 * (hi - lo);
+        const double mid = static_cast<double>(static_cast<T>(lo + 0.5 * (hi - lo)));
         if (mid <= lo || mid >= hi) break;
         (slope(mid) < 0 ? lo : hi) = mid;
     }
-    return lo + 0.5 * (hi - lo);
+    return static_cast<double>(static_cast<T>(lo + 0.5 * (hi - lo)));
 }
 
 // A limit as text: "+inf" / "-inf" when the values keep growing, else the
@@ -81,10 +82,11 @@ Least least_value(Activation a) {
     if (best == 0) {
         const std::string limit = limit_text<T>(a, -1);
         if (limit == "-inf") return {{}, {}, "unbounded below as z -> -inf"};
-        return {std::stod(limit), {}, "approached as z -> -inf, not attained"};
+        return {std::stod(limit), {}, "approached as z -> -inf"};
     }
     if (best + 1 == v.size()) return {{}, {}, "least at the scan's right end"};
-    const double at = sign_change([&](double x) { return df<T>(a, x); }, z[best - 1], z[best + 1]);
+    const double at = sign_change<T>([&](double x) { return df<T>(a, x); }, z[best - 1], z[best + 1]);
+    if (std::isnan(at)) return {v[best], z[best], "attained near one point (the derivative's sign change is below T's resolution)"};
     return {f<T>(a, at), at, "attained at one point"};
 }
 
@@ -115,13 +117,16 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const double lo = run.number("grid.lo"), hi = run.number("grid.hi"), step = run.number("grid.step");
     if (!(hi >= lo)) throw Error("key 'grid.hi': must not be below grid.lo");
     if ((hi - lo) / step > 1e5) throw Error("keys 'grid.lo', 'grid.hi', 'grid.step': more than 100000 grid points");
+    if (lo + step == lo || hi + step == hi)
+        throw Error("key 'grid.step': " + report::number_text(step) + " is below the spacing of doubles at the grid's ends");
+    const auto points = static_cast<std::size_t>(std::floor((hi - lo) / step + 1e-9)) + 1;
     std::vector<Activation> all;
     for (const auto& name : nn::activation_names()) all.push_back(nn::parse_activation(name));
 
     report::Table values("values");
-    values.add_column("activation", ColumnType::text).add_column("z", ColumnType::real).add_column("value", ColumnType::real, 9);
+    values.add_column("activation", ColumnType::text).add_column("z", ColumnType::real, 9).add_column("value", ColumnType::real, 9);
     for (const Activation a : all)
-        for (std::size_t i = 0; lo + static_cast<double>(i) * step <= hi + 1e-12; ++i) {
+        for (std::size_t i = 0; i < points; ++i) {
             const double z = lo + static_cast<double>(i) * step;
             values.add_row({std::string(nn::to_string(a)), z, f<T>(a, z)});
         }
@@ -133,25 +138,27 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("least", ColumnType::text)
         .add_column("limit_minus_inf", ColumnType::text)
         .add_column("limit_plus_inf", ColumnType::text)
-        .add_column("exact_zeros", ColumnType::text);
+        .add_column("zeros_in_scan", ColumnType::text);
     for (const Activation a : all) {
         const Least least = least_value<T>(a);
         shape.add_row({std::string(nn::to_string(a)), least.value, least.at, least.how, limit_text<T>(a, -1),
                        limit_text<T>(a, +1), zeros_text<T>(a)});
     }
 
-    // gelu - gelu_tanh is odd in z, so its largest size is reached at a
-    // pair +-z*; the positive one, where the gap's slope changes sign.
+    // gelu(z) - gelu(-z) = z, and the same for gelu_tanh, so their gap is
+    // even in z: it peaks at a pair +-z*; the scan takes z >= 0, then
+    // bisection on the slope of |gap| refines z*.
     const auto gap = [](double z) { return f<T>(Activation::gelu, z) - f<T>(Activation::gelu_tanh, z); };
     double best_z = 0, best = 0;
     for (double z = 0; z <= 6; z += 1.0 / 1024)
         if (std::fabs(gap(z)) > best) best = std::fabs(gap(z)), best_z = z;
-    const double sign = gap(best_z) > 0 ? 1 : -1;  // climb |gap| by the gap's own slope
-    const double at = sign_change(
+    const double sign = gap(best_z) > 0 ? 1 : -1;
+    double at = sign_change<T>(
         [&](double z) {
             return -sign * (df<T>(Activation::gelu, z) - df<T>(Activation::gelu_tanh, z));
         },
         best_z - 1.0 / 1024, best_z + 1.0 / 1024);
+    if (std::isnan(at)) at = best_z;  // float32: the gap's slope is rounding noise there; the scan's best point
     report::Table gelu_gap("gelu_gap");
     gelu_gap.add_column("max_abs_gelu_minus_gelu_tanh", ColumnType::real, 6)
         .add_column("at_z", ColumnType::real, 9)

@@ -149,7 +149,8 @@ report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<re
         for (const auto& c : spec.columns) {
             std::vector<double> values;
             for (const std::size_t i : group)
-                if (const auto x = report::as_number(per_run[i].front().at(0, c.column))) values.push_back(*x);
+                if (!per_run[i].empty() && per_run[i].front().row_count() > 0)
+                    if (const auto x = report::as_number(per_run[i].front().at(0, c.column))) values.push_back(*x);
             for (const Statistic s : c.statistics) cells.push_back(statistic(s, values));
         }
         t.add_row(std::move(cells));

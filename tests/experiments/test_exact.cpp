@@ -122,12 +122,12 @@ TEST_CASE("activations: seed 002's functions, their least values, limits and zer
     CHECK(*report::as_number(shape.at(row("gelu"), "at_z")) == doctest::Approx(-0.7517915246936).epsilon(1e-9));
     CHECK(*report::as_number(shape.at(row("gelu"), "least_value")) == doctest::Approx(-0.1699712074799037).epsilon(1e-12));
     CHECK(shape.at(row("relu"), "least") == text("on z <= 0"));
-    CHECK(shape.at(row("relu"), "exact_zeros") == text("z <= 0"));
+    CHECK(shape.at(row("relu"), "zeros_in_scan") == text("z <= 0"));
     CHECK(shape.at(row("tanh"), "limit_minus_inf") == text("-1"));
     CHECK(shape.at(row("tanh"), "limit_plus_inf") == text("1"));
-    CHECK(shape.at(row("tanh"), "exact_zeros") == text("z = 0"));
-    CHECK(shape.at(row("silu"), "exact_zeros") == text("z = 0"));
-    CHECK(shape.at(row("sigmoid"), "exact_zeros") == text("none"));
+    CHECK(shape.at(row("tanh"), "zeros_in_scan") == text("z = 0"));
+    CHECK(shape.at(row("silu"), "zeros_in_scan") == text("z = 0"));
+    CHECK(shape.at(row("sigmoid"), "zeros_in_scan") == text("none"));
     CHECK(shape.at(row("identity"), "least") == text("unbounded below as z -> -inf"));
     CHECK(shape.at(row("relu"), "limit_plus_inf") == text("+inf"));
 

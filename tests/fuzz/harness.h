@@ -20,18 +20,32 @@
 
 namespace ffn::fuzz {
 
-inline const std::filesystem::path& scratch_folder() {
-    static const std::filesystem::path folder = [] {
+// The folder, removed when the process ends normally (a static's
+// destructor: an atexit handler registered inside the static's initializer
+// would run after the static is gone).
+class ScratchFolder {
+public:
+    ScratchFolder() {
         const char* base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
         std::string pattern = std::string(base) + "/ffnlab-fuzz-XXXXXX";
         if (!::mkdtemp(pattern.data())) std::abort();
-        std::atexit([] {
-            std::error_code ec;
-            std::filesystem::remove_all(scratch_folder(), ec);
-        });
-        return std::filesystem::path(pattern);
-    }();
-    return folder;
+        path_ = pattern;
+    }
+    ~ScratchFolder() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline const std::filesystem::path& scratch_folder() {
+    static const ScratchFolder folder;
+    return folder.path();
 }
 
 // Writes `bytes` to the scratch file `name` and returns its path.
