@@ -20,7 +20,10 @@ const FfnKeys kKeys{.d = 512, .m = 2048, .tokens = 10, .init_key = true, .inputs
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
+    Ffn<T> ffn = make_ffn<T>(run, kKeys);
+    const std::size_t m = ffn.m, tokens = ffn.tokens;
+    nn::MLP<T>& mlp = ffn.mlp;
+    const nn::Matrix<T>& X = ffn.inputs;
     const double threshold = run.number("threshold");
     const nn::Matrix<T> Z = nn::apply(mlp.layers[0], X);
     std::size_t positive = 0, nonzero = 0, above = 0;

@@ -37,7 +37,9 @@ nn::Matrix<T> key_value_sum(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, bool 
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
+    Ffn<T> ffn = make_ffn<T>(run, kKeys);
+    nn::MLP<T>& mlp = ffn.mlp;
+    const nn::Matrix<T>& X = ffn.inputs;
 
     report::Table t("key_value");
     t.add_column("dtype", ColumnType::text)

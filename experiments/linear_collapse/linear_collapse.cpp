@@ -22,7 +22,10 @@ const FfnKeys kKeys{.d = 64, .m = 256, .tokens = 10, .activation = "identity",
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
+    Ffn<T> ffn = make_ffn<T>(run, kKeys);
+    const std::size_t d = ffn.d, m = ffn.m;
+    nn::MLP<T>& mlp = ffn.mlp;
+    const nn::Matrix<T>& X = ffn.inputs;
     // The replacement is built from the weights alone: the activation is
     // ignored there, as if it had been dropped.
     nn::Linear<T> single = analysis::collapse_to_linear(mlp);

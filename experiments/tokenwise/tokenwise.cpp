@@ -29,7 +29,10 @@ bool allclose(const nn::Matrix<T>& a, const nn::Matrix<T>& b, double rtol, doubl
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    auto [d, m, tokens, mlp, X] = make_ffn<T>(run, kKeys);
+    Ffn<T> ffn = make_ffn<T>(run, kKeys);
+    const std::size_t d = ffn.d, m = ffn.m, tokens = ffn.tokens;
+    nn::MLP<T>& mlp = ffn.mlp;
+    const nn::Matrix<T>& X = ffn.inputs;
     const nn::Matrix<T> batched = mlp.forward_with_hook(X);
 
     nn::Matrix<T> row_by_row = nn::Matrix<T>::from_shape({tokens, d});
