@@ -4,6 +4,9 @@
 // grid of inputs, all computed through nn::MLP.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/jacobian.h"
 #include "analysis/rank.h"
@@ -17,6 +20,48 @@ namespace ffn::experiments::abs_construction {
 namespace {
 
 using report::ColumnType;
+
+// abs(t) is not affine (claim X6): the least-squares line through |t| on a
+// point set, from the normal equations, beside the two-unit construction
+// relu(t) + relu(-t) evaluated as an nn::MLP 1-2-1.
+template <class T>
+report::Table affine_fit() {
+    nn::MLP<T> pair({1, 2, 1}, nn::Activation::relu);
+    pair.layers[0].weight = nn::Matrix<T>{{T(1)}, {T(-1)}};
+    pair.layers[0].bias = nn::Vector<T>{T(0), T(0)};
+    pair.layers[1].weight = nn::Matrix<T>{{T(1), T(1)}};
+    pair.layers[1].bias = nn::Vector<T>{T(0)};
+    report::Table t("affine_fit");
+    t.add_column("points", ColumnType::text)
+        .add_column("slope", ColumnType::real, 9)
+        .add_column("intercept", ColumnType::real, 9)
+        .add_column("max_abs_residual", ColumnType::real, 9)
+        .add_column("rmse", ColumnType::real, 9)
+        .add_column("relu_pair_max_error", ColumnType::real, 3);
+    std::vector<double> grid(400);
+    for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = -2.0 + 4.0 * static_cast<double>(i) / 399.0;
+    for (const auto& [name, ts] : {std::pair<std::string, std::vector<double>>{"t = -1, 0, 1", {-1.0, 0.0, 1.0}},
+                                   std::pair<std::string, std::vector<double>>{"400 points on [-2, 2]", grid}}) {
+        double n = 0, st = 0, stt = 0, sy = 0, sty = 0;
+        for (double x : ts) n += 1, st += x, stt += x * x, sy += std::fabs(x), sty += x * std::fabs(x);
+        const double det = n * stt - st * st;
+        const double slope = (n * sty - st * sy) / det, intercept = (stt * sy - st * sty) / det;
+        double worst = 0, ss = 0;
+        nn::Matrix<T> X = nn::Matrix<T>::from_shape({ts.size(), std::size_t{1}});
+        for (std::size_t i = 0; i < ts.size(); ++i) {
+            const double r = slope * ts[i] + intercept - std::fabs(ts[i]);
+            worst = std::max(worst, std::fabs(r));
+            ss += r * r;
+            X(i, 0) = static_cast<T>(ts[i]);
+        }
+        const nn::Matrix<T> Y = pair.forward(X);
+        double pair_error = 0;
+        for (std::size_t i = 0; i < ts.size(); ++i)
+            pair_error = std::max(pair_error, std::fabs(static_cast<double>(Y(i, 0)) - std::fabs(static_cast<double>(X(i, 0)))));
+        t.add_row({name, slope, intercept, worst, std::sqrt(ss / n), pair_error});
+    }
+    return t;
+}
 
 template <class T>
 struct AbsNet {
@@ -122,11 +167,11 @@ std::vector<report::Table> compute(const runner::Run& run) {
     grid.add_row({static_cast<std::int64_t>(G.shape()[0]), static_cast<double>(xt::amax(xt::abs(Y - xt::abs(G)))()),
                   static_cast<double>(xt::amax(xt::abs(Y_linear))()),
                   static_cast<double>(xt::amax(xt::abs(G_back - G))())});
-    return {worked, jac, grid};
+    return {worked, jac, grid, affine_fit<T>()};
 }
 
 std::vector<report::Table> run_abs(const runner::Run& run) {
-    return run.is_float64() ? compute<double>(run) : compute<float>(run);
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
 }  // namespace

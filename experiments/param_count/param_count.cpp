@@ -42,7 +42,7 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
 
     // The layers are float32 and zero-filled: only their tensors' sizes are
     // read. Each lives in its own scope so the largest (d = 4096) fit at once.
-    std::size_t attention = 0, ffn_weights = 0, ffn_params = 0, largest = 0, gated = 0;
+    std::size_t attention = 0, ffn_weights = 0, ffn_params = 0, largest = 0, gated = 0, up_params = 0;
     std::string up_shape, down_shape;
     {
         nn::AttentionProjections<float> attn(d, /*bias=*/false);
@@ -55,6 +55,7 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
         ffn_params = nn::parameter_count(params);
         largest = largest_tensor(params);
         up_shape = shape_text(ffn.layers[0]);
+        up_params = nn::parameter_count(ffn.layers[0].parameters());
         down_shape = shape_text(ffn.layers[1]);
     }
     {
@@ -73,15 +74,21 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
         .add_column("down_shape", ColumnType::text)
         .add_column("largest_matrix", ColumnType::integer)
         .add_column("ffn_flops_per_token", ColumnType::integer)
+        .add_column("up_layer_params", ColumnType::integer)
+        .add_column("up_layer_flops_per_token", ColumnType::integer)
+        .add_column("gated_m_exact", ColumnType::real, 9)
         .add_column("gated_m", ColumnType::integer)
         .add_column("gated_weights", ColumnType::integer)
         .add_column("gated_over_ffn", ColumnType::real, 6)
-        .add_column("gated_matches", ColumnType::boolean);
+        .add_column("gated_matches", ColumnType::boolean)
+        .add_column("gated_shortfall", ColumnType::integer);
     auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
     t.add_row({i64(d), i64(m), i64(attention), i64(ffn_weights), i64(ffn_params),
                static_cast<double>(ffn_weights) / static_cast<double>(attention + ffn_weights), up_shape,
-               down_shape, i64(largest), i64(2 * ffn_weights), i64(gated_m), i64(gated),
-               static_cast<double>(gated) / static_cast<double>(ffn_weights), gated == ffn_weights});
+               down_shape, i64(largest), i64(2 * ffn_weights), i64(up_params), i64(2 * d * m),
+               2.0 * static_cast<double>(m) / 3.0, i64(gated_m), i64(gated),
+               static_cast<double>(gated) / static_cast<double>(ffn_weights), gated == ffn_weights,
+               i64(ffn_weights) - i64(gated)});
     return {t};
 }
 

@@ -17,7 +17,7 @@ whole_set() {
     when=$3
     [ -e "$out" ] || return 0
     params="params.csv params.json params.md manifest.json"
-    abs="grid.csv grid.json grid.md jacobian.csv jacobian.json jacobian.md manifest.json worked_example.csv worked_example.json worked_example.md"
+    abs="affine_fit.csv affine_fit.json affine_fit.md grid.csv grid.json grid.md jacobian.csv jacobian.json jacobian.md manifest.json worked_example.csv worked_example.json worked_example.md"
     files=$(ls "$out" | sort | tr '\n' ' ')
     if grep -q '"experiment": "param_count"' "$out/manifest.json" 2>/dev/null; then want=$params
     elif grep -q '"experiment": "abs_construction"' "$out/manifest.json" 2>/dev/null; then want=$abs

@@ -189,3 +189,66 @@ TEST_CASE("residual_ablation as a pre-norm branch: y = x + F(N(x)) for LayerNorm
         }
     }
 }
+
+TEST_CASE("depth_vs_width: L composed hats make 2^L pieces; x^2 to exactly 4^-(L+1)") {
+    const auto r = run_config("depth_vs_width.json");
+    const auto& t = table(r, "depth");
+    REQUIRE(t.row_count() == 8);
+    for (std::size_t row = 0; row < 8; ++row) {
+        const std::int64_t L = static_cast<std::int64_t>(row) + 1, pieces = std::int64_t{1} << L;
+        CAPTURE(L);
+        CHECK(t.at(row, "depth") == i64(L));
+        CHECK(t.at(row, "deep_units") == i64(2 * L));
+        CHECK(t.at(row, "pieces") == i64(pieces));
+        CHECK(t.at(row, "pieces_on_grid") == i64(pieces));
+        CHECK(t.at(row, "shallow_units_needed") == i64(pieces - 1));
+        CHECK(t.at(row, "shallow_units_built") == i64(pieces));
+        CHECK(t.at(row, "shallow_max_abs_diff") == Cell{0.0});
+        CHECK(t.at(row, "x2_max_error") == Cell{std::pow(4.0, -static_cast<double>(L + 1))});
+    }
+}
+
+TEST_CASE("abs_construction: abs(t) is not affine; relu(t) + relu(-t) is exact (float64)") {
+    const auto r = run_config("abs.json", {"dtype=float64"});
+    const auto& t = table(r, "affine_fit");
+    REQUIRE(t.row_count() == 2);
+    const auto num = [&](std::size_t row, const char* c) { return *report::as_number(t.at(row, c)); };
+    // On {-1, 0, 1} the best line is the constant 2/3: residuals 1/3, -2/3, 1/3.
+    CHECK(std::fabs(num(0, "slope")) < 1e-15);
+    CHECK(num(0, "intercept") == doctest::Approx(2.0 / 3).epsilon(1e-15));
+    CHECK(num(0, "max_abs_residual") == doctest::Approx(2.0 / 3).epsilon(1e-15));
+    CHECK(num(0, "rmse") == doctest::Approx(std::sqrt(2.0) / 3).epsilon(1e-15));
+    // On the 400-point grid the line is (nearly, by rounding of the grid)
+    // the constant mean |t|, recomputed here.
+    double mean = 0, ss = 0, worst = 0;
+    for (int i = 0; i < 400; ++i) mean += std::fabs(-2.0 + 4.0 * i / 399.0) / 400;
+    for (int i = 0; i < 400; ++i) {
+        ss += std::pow(mean - std::fabs(-2.0 + 4.0 * i / 399.0), 2);
+        worst = std::max(worst, std::fabs(mean - std::fabs(-2.0 + 4.0 * i / 399.0)));
+    }
+    CHECK(std::fabs(num(1, "slope")) < 1e-12);
+    CHECK(num(1, "intercept") == doctest::Approx(mean).epsilon(1e-12));
+    CHECK(num(1, "rmse") == doctest::Approx(std::sqrt(ss / 400)).epsilon(1e-9));
+    CHECK(num(1, "max_abs_residual") == doctest::Approx(worst).epsilon(1e-9));
+    CHECK(num(0, "relu_pair_max_error") == 0.0);
+    CHECK(num(1, "relu_pair_max_error") == 0.0);
+}
+
+TEST_CASE("param_count: P3's layer of 4096 x 14336 with its bias, and X10's shortfalls") {
+    const auto params = run_config("params.json");
+    const auto& p = table(params, "params");
+    const std::size_t big = row_where(p, "d", i64(4096));
+    CHECK(p.at(big, "up_layer_params") == i64(4096LL * 14336 + 14336));  // mn + n
+    CHECK(p.at(big, "up_layer_flops_per_token") == i64(2LL * 4096 * 14336));
+    const auto gated = run_config("gated_width.json");
+    const auto& g = table(gated, "params");
+    for (const std::int64_t d : {512, 768, 1024, 4096}) {
+        CAPTURE(d);
+        const std::size_t row = row_where(g, "d", i64(d));
+        const std::int64_t m = 4 * d, gm = 2 * m / 3;
+        CHECK(g.at(row, "gated_m") == i64(gm));
+        CHECK(*report::as_number(g.at(row, "gated_m_exact")) == doctest::Approx(8.0 * static_cast<double>(d) / 3).epsilon(1e-15));
+        CHECK(g.at(row, "gated_shortfall") == i64(2 * d * m - 3 * d * gm));
+        CHECK(g.at(row, "gated_matches") == Cell{d % 3 == 0});
+    }
+}

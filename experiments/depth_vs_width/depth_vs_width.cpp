@@ -1,0 +1,159 @@
+// depth_vs_width: composing ReLU layers makes linear pieces exponentially
+// (seed 002's "Depth versus width"; claims X8). The hat g(x) = 2 relu(x) -
+// 4 relu(x - 1/2) is a 1-2-1 ReLU block; L of them in sequence (2L units)
+// make a sawtooth on [0, 1] with 2^L pieces, which a one-hidden-layer net
+// matches only with 2^L - 1 units or more. The same blocks give Yarotsky's
+// x^2 ~ x - sum_s g^s(x) / 4^s with error 4^-(L+1). Every number comes from
+// nn::MLP blocks evaluated in float64; the breakpoints are dyadic, so the
+// arithmetic is exact.
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "experiments/support/run.h"
+#include "nn/mlp.h"
+#include "runner/experiment.h"
+
+namespace ffn::experiments::depth_vs_width {
+
+namespace {
+
+using report::ColumnType;
+using Matrix = nn::Matrix<double>;
+
+nn::MLP<double> hat_block() {
+    nn::MLP<double> g({1, 2, 1}, nn::Activation::relu);
+    g.layers[0].weight = Matrix{{1.0}, {1.0}};
+    g.layers[0].bias = nn::Vector<double>{0.0, -0.5};
+    g.layers[1].weight = Matrix{{2.0, -4.0}};
+    g.layers[1].bias = nn::Vector<double>{0.0};
+    return g;
+}
+
+Matrix column(const std::vector<double>& x) {
+    Matrix X = Matrix::from_shape({x.size(), std::size_t{1}});
+    for (std::size_t i = 0; i < x.size(); ++i) X(i, 0) = x[i];
+    return X;
+}
+
+std::vector<double> values(const Matrix& Y) { return std::vector<double>(Y.begin(), Y.end()); }
+
+// Each block's output on the points x, in order: outputs[s] is g^(s+1)(x).
+std::vector<std::vector<double>> block_outputs(std::vector<nn::MLP<double>>& blocks, const std::vector<double>& x) {
+    std::vector<std::vector<double>> out;
+    Matrix X = column(x);
+    for (auto& b : blocks) {
+        X = b.forward(X);
+        out.push_back(values(X));
+    }
+    return out;
+}
+
+// The composition's breakpoints on [0, 1], walked block by block: a block
+// bends its input's function where that function crosses one of its
+// units' switching points (-bias / weight). Sorted, ends included.
+std::vector<double> walked_breakpoints(std::vector<nn::MLP<double>>& blocks) {
+    std::set<double> points = {0.0, 1.0};
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        const std::vector<double> x(points.begin(), points.end());
+        std::vector<double> f = x;  // the input of block k on x
+        if (k > 0) {
+            std::vector<nn::MLP<double>> before(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(k));
+            f = block_outputs(before, x).back();
+        }
+        const auto& up = blocks[k].layers[0];
+        for (std::size_t j = 0; j < up.out_features(); ++j) {
+            const double c = -up.bias(j) / up.weight(j, 0);
+            for (std::size_t i = 0; i + 1 < x.size(); ++i)
+                if ((f[i] - c) * (f[i + 1] - c) < 0)
+                    points.insert(x[i] + (c - f[i]) / (f[i + 1] - f[i]) * (x[i + 1] - x[i]));
+        }
+    }
+    return {points.begin(), points.end()};
+}
+
+// Linear pieces of the function through (x[i], y[i]): one more than the
+// slope changes between consecutive segments.
+std::int64_t pieces(const std::vector<double>& x, const std::vector<double>& y) {
+    std::int64_t changes = 0;
+    for (std::size_t i = 1; i + 1 < x.size(); ++i)
+        if ((y[i] - y[i - 1]) / (x[i] - x[i - 1]) != (y[i + 1] - y[i]) / (x[i + 1] - x[i])) ++changes;
+    return changes + 1;
+}
+
+std::vector<report::Table> run_depth(const runner::Run& run) {
+    const auto L = static_cast<int>(run.integer("depth"));
+    const auto refine = static_cast<int>(run.integer("grid_refine"));
+    std::vector<nn::MLP<double>> blocks;
+    for (int s = 0; s < L; ++s) blocks.push_back(hat_block());
+
+    const std::vector<double> breaks = walked_breakpoints(blocks);
+    const std::vector<double> at_breaks = block_outputs(blocks, breaks).back();
+    const std::int64_t walked = pieces(breaks, at_breaks);
+
+    // The dyadic grid: 2^(L + refine) intervals, exact in float64.
+    const std::size_t n = std::size_t{1} << (L + refine);
+    std::vector<double> grid(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) grid[i] = std::ldexp(static_cast<double>(i), -(L + refine));
+    const auto outputs = block_outputs(blocks, grid);
+    const std::vector<double>& deep = outputs.back();
+
+    // One hidden layer with the same function: a unit per interior
+    // breakpoint (its slope change) and relu(x) for the first piece's slope.
+    std::vector<double> slopes;
+    for (std::size_t i = 0; i + 1 < breaks.size(); ++i)
+        slopes.push_back((at_breaks[i + 1] - at_breaks[i]) / (breaks[i + 1] - breaks[i]));
+    const std::size_t units = slopes.size();
+    nn::MLP<double> shallow({1, units, 1}, nn::Activation::relu);
+    for (std::size_t j = 0; j < units; ++j) {
+        shallow.layers[0].weight(j, 0) = 1.0;
+        shallow.layers[0].bias(j) = -breaks[j];
+        shallow.layers[1].weight(0, j) = j == 0 ? slopes[0] : slopes[j] - slopes[j - 1];
+    }
+    shallow.layers[1].bias(0) = at_breaks[0];
+    const std::vector<double> wide = values(shallow.forward(column(grid)));
+    double shallow_diff = 0;
+    for (std::size_t i = 0; i <= n; ++i) shallow_diff = std::max(shallow_diff, std::fabs(wide[i] - deep[i]));
+
+    // x^2 from the same blocks: x - sum_s g^s(x) / 4^s.
+    double x2_error = 0;
+    for (std::size_t i = 0; i <= n; ++i) {
+        double approx = grid[i];
+        for (int s = 0; s < L; ++s) approx -= std::ldexp(outputs[static_cast<std::size_t>(s)][i], -2 * (s + 1));
+        x2_error = std::max(x2_error, std::fabs(approx - grid[i] * grid[i]));
+    }
+    const double x2_bound = std::ldexp(1.0, -2 * (L + 1));
+
+    report::Table t("depth");
+    t.add_column("deep_units", ColumnType::integer)
+        .add_column("pieces", ColumnType::integer)
+        .add_column("pieces_on_grid", ColumnType::integer)
+        .add_column("pieces_is_2_pow_L", ColumnType::boolean)
+        .add_column("shallow_units_needed", ColumnType::integer)
+        .add_column("shallow_units_built", ColumnType::integer)
+        .add_column("shallow_max_abs_diff", ColumnType::real)
+        .add_column("x2_max_error", ColumnType::real, 9)
+        .add_column("x2_bound", ColumnType::real, 9)
+        .add_column("x2_error_is_bound", ColumnType::boolean);
+    t.add_row({std::int64_t{2} * L, walked, pieces(grid, deep), walked == (std::int64_t{1} << L), walked - 1,
+               static_cast<std::int64_t>(units), shallow_diff, x2_error, x2_bound, x2_error == x2_bound});
+    return {t};
+}
+
+}  // namespace
+
+runner::ExperimentKind make() {
+    using runner::KeyType;
+    runner::Schema schema;
+    schema.add({.path = "depth", .type = KeyType::integer, .default_value = 4, .min = 1.0, .max = 16.0,
+                .help = "L, the number of hat blocks composed"});
+    schema.add({.path = "grid_refine", .type = KeyType::integer, .default_value = 4, .min = 1.0, .max = 6.0,
+                .help = "the check grid has 2^(L + grid_refine) intervals"});
+    return {.name = "depth_vs_width",
+            .description = "composed ReLU hats: 2^L pieces from 2L units, the shallow net it takes, x^2 to 4^-(L+1)",
+            .schema = std::move(schema),
+            .run = run_depth};
+}
+
+}  // namespace ffn::experiments::depth_vs_width
