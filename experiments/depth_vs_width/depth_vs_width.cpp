@@ -6,6 +6,7 @@
 // x^2 ~ x - sum_s g^s(x) / 4^s with error 4^-(L+1). Every number comes from
 // nn::MLP blocks evaluated in float64; the breakpoints are dyadic, so the
 // arithmetic is exact.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -39,12 +40,14 @@ Matrix column(const std::vector<double>& x) {
 
 std::vector<double> values(const Matrix& Y) { return std::vector<double>(Y.begin(), Y.end()); }
 
-// Each block's output on the points x, in order: outputs[s] is g^(s+1)(x).
-std::vector<std::vector<double>> block_outputs(std::vector<nn::MLP<double>>& blocks, const std::vector<double>& x) {
+// The outputs of the first `count` blocks (all by default) on the points
+// x, in order: outputs[s] is g^(s+1)(x).
+std::vector<std::vector<double>> block_outputs(std::vector<nn::MLP<double>>& blocks, const std::vector<double>& x,
+                                               std::size_t count = SIZE_MAX) {
     std::vector<std::vector<double>> out;
     Matrix X = column(x);
-    for (auto& b : blocks) {
-        X = b.forward(X);
+    for (std::size_t s = 0; s < std::min(count, blocks.size()); ++s) {
+        X = blocks[s].forward(X);
         out.push_back(values(X));
     }
     return out;
@@ -57,11 +60,7 @@ std::vector<double> walked_breakpoints(std::vector<nn::MLP<double>>& blocks) {
     std::set<double> points = {0.0, 1.0};
     for (std::size_t k = 0; k < blocks.size(); ++k) {
         const std::vector<double> x(points.begin(), points.end());
-        std::vector<double> f = x;  // the input of block k on x
-        if (k > 0) {
-            std::vector<nn::MLP<double>> before(blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(k));
-            f = block_outputs(before, x).back();
-        }
+        const std::vector<double> f = k == 0 ? x : block_outputs(blocks, x, k).back();  // block k's input
         const auto& up = blocks[k].layers[0];
         for (std::size_t j = 0; j < up.out_features(); ++j) {
             const double c = -up.bias(j) / up.weight(j, 0);
@@ -153,6 +152,15 @@ runner::ExperimentKind make() {
     return {.name = "depth_vs_width",
             .description = "composed ReLU hats: 2^L pieces from 2L units, the shallow net it takes, x^2 to 4^-(L+1)",
             .schema = std::move(schema),
+            // The shallow net's hidden layer on the grid is the largest
+            // array: 2^(L + grid_refine) points x 2^L units.
+            .validate =
+                [](const runner::Plan& plan) {
+                    refuse_runs_beyond_memory(plan, {"depth", "grid_refine"}, [](const runner::Run& r) {
+                        const double L = static_cast<double>(r.integer("depth"));
+                        return 8.0 * 4 * (std::exp2(L + static_cast<double>(r.integer("grid_refine"))) + 1) * std::exp2(L);
+                    });
+                },
             .run = run_depth};
 }
 
