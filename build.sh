@@ -30,6 +30,25 @@ install_missing() {
 
 # The kernel families this CPU can run, reference first: each must reproduce
 # the same expected tables bit for bit.
+# Every output file but the manifest (which records the family and the
+# threads), byte for byte alike from every kernel family, one thread or
+# two, and glibc's non-FMA libm: the per-seed tables too, which check does
+# not compare.
+same_files_everywhere() {
+    for config in configs/width_quick.json configs/firing.json; do
+        out=build/same_files
+        rm -rf "$out"
+        ./build/ffn-lab sweep -c "$config" --out "$out/first" -q > /dev/null
+        for isa in $(kernel_families 2> /dev/null); do
+            FFNLAB_ISA=$isa ./build/ffn-lab sweep -c "$config" --out "$out/$isa" -q --threads 1 > /dev/null
+            diff -r --exclude=manifest.json "$out/first" "$out/$isa"
+        done
+        GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab sweep -c "$config" --out "$out/libm" -q > /dev/null
+        diff -r --exclude=manifest.json "$out/first" "$out/libm"
+        echo "build.sh: $config: the same files from $(kernel_families 2> /dev/null | tr '\n' ' ')and the non-FMA libm"
+    done
+}
+
 kernel_families() {
     echo ref
     flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
@@ -111,10 +130,12 @@ case "${1:-}" in
             FFNLAB_ISA=$isa ./build/ffn-lab check
         done
         # glibc picks FMA versions of exp, log, sin, cos, pow... on CPUs that
-        # have FMA; they can differ from the others in the last bit. Check
-        # the tables with the versions a CPU without FMA or AVX2 would get.
+        # have FMA, which can differ from the others in the last bit; no
+        # result may use them (lib/core/math.h). Check the tables with the
+        # versions a CPU without FMA or AVX2 would get.
         echo "build.sh: ffn-lab check with glibc's libm as on a CPU without FMA"
         GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab check
+        same_files_everywhere
         ;;
     check)
         install_missing

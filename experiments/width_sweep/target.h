@@ -1,7 +1,8 @@
 #pragma once
 // The target function of a fit, written in the config as an expression in x
-// ("sin(3*x)", "abs(x)", "x^2"), evaluated with muparser, a maintained
-// expression library, rather than a parser of our own.
+// ("sin(3*x)", "abs(x)", "x^2"), read with muparser, a maintained
+// expression library, rather than a parser of our own; its functions and
+// operators are ffn::math's, so a target has the same bits on every CPU.
 #include <memory>
 #include <string>
 

@@ -8,7 +8,8 @@
 // std::*_distribution (whose output differs between standard libraries):
 //   uniform01: top 53 bits / 2^53, in [0, 1)
 //   normal:    Box-Muller, both outputs used; u1 is mapped into (0, 1] so
-//              log(u1) is finite.
+//              log(u1) is finite; log, sin and cos are ffn::math's, whose
+//              bits do not depend on the CPU or the C library.
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <utility>
 
 #include "core/hash.h"
+#include "core/math.h"
 
 namespace ffn {
 
@@ -58,11 +60,11 @@ public:
         }
         const double u1 = 1.0 - uniform01();  // (0, 1]
         const double u2 = uniform01();
-        const double r = std::sqrt(-2.0 * std::log(u1));
+        const double r = std::sqrt(-2.0 * math::log(u1));
         const double theta = 2.0 * std::numbers::pi * u2;
-        spare_ = r * std::sin(theta);
+        spare_ = r * math::sin(theta);
         has_spare_ = true;
-        return r * std::cos(theta);
+        return r * math::cos(theta);
     }
     double normal(double mean, double stddev) { return mean + stddev * normal(); }
 

@@ -1,31 +1,33 @@
 #include "nn/activation.h"
 
-#include <cmath>
-#include <numbers>
+#include <cstring>
 
 #include "core/error.h"
+#include "gemm/gemm.h"
+#include "nn/activation_loops.h"
 
 namespace ffn::nn {
 
 namespace {
 const std::vector<std::string> kNames = {"relu", "tanh", "gelu", "gelu_tanh", "silu", "sigmoid", "identity"};
-// sqrt(2/pi) and the cubic coefficient of GELU's tanh approximation
-// (Hendrycks and Gimpel 2016), as PyTorch's approximate="tanh".
-constexpr double kGeluTanhScale = 0.7978845608028654;
-constexpr double kGeluTanhCubic = 0.044715;
-constexpr double kInvSqrt2 = std::numbers::sqrt2 / 2;
-constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density at 0
-
-template <class T>
-T sigmoid(T x) {
-    return T(1) / (T(1) + std::exp(-x));
-}
 
 template <class T, class F>
 void for_each(std::span<T> values, F f) {
     for (T& v : values) v = f(v);
 }
+
+// The loops of activation_loops.h: this file's build runs on any x86-64;
+// activation_avx2.cpp's, with the same bits, wherever the gemm dispatch
+// runs a family with AVX2 (so FFNLAB_ISA=ref exercises this one).
+bool use_avx2_loops() { return std::strcmp(gemm::active_isa(), "ref") != 0; }
 }  // namespace
+
+namespace avx2 {
+void smooth_forward(Activation a, std::span<float> v);
+void smooth_forward(Activation a, std::span<double> v);
+void smooth_backward(Activation a, std::span<const float> z, std::span<float> g);
+void smooth_backward(Activation a, std::span<const double> z, std::span<double> g);
+}  // namespace avx2
 
 const std::vector<std::string>& activation_names() { return kNames; }
 
@@ -45,45 +47,26 @@ template <class T>
 T activate(Activation a, T x) {
     switch (a) {
         case Activation::relu: return x > T(0) ? x : T(0);
-        case Activation::tanh: return std::tanh(x);
-        case Activation::gelu: return T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2)));
-        case Activation::gelu_tanh:
-            return T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x)));
-        case Activation::silu: return x * sigmoid(x);
-        case Activation::sigmoid: return sigmoid(x);
         case Activation::identity: return x;
+        default: {
+            T value = x;
+            loops::smooth_forward(a, std::span<T>(&value, 1));
+            return value;
+        }
     }
-    return x;
 }
 
 template <class T>
 T activate_derivative(Activation a, T x) {
     switch (a) {
         case Activation::relu: return x > T(0) ? T(1) : T(0);
-        case Activation::tanh: {
-            const T t = std::tanh(x);
-            return T(1) - t * t;
-        }
-        case Activation::gelu: {
-            const T cdf = T(0.5) * (T(1) + std::erf(x * T(kInvSqrt2)));
-            return cdf + x * std::exp(T(-0.5) * x * x) * T(kInvSqrt2Pi);
-        }
-        case Activation::gelu_tanh: {
-            const T t = std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x));
-            const T d_inner = T(kGeluTanhScale) * (T(1) + T(3 * kGeluTanhCubic) * x * x);
-            return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * d_inner;
-        }
-        case Activation::silu: {
-            const T s = sigmoid(x);
-            return s * (T(1) + x * (T(1) - s));
-        }
-        case Activation::sigmoid: {
-            const T s = sigmoid(x);
-            return s * (T(1) - s);
-        }
         case Activation::identity: return T(1);
+        default: {
+            T derivative = T(1);
+            loops::smooth_backward(a, std::span<const T>(&x, 1), std::span<T>(&derivative, 1));
+            return derivative;
+        }
     }
-    return T(1);
 }
 
 template <class T>
@@ -91,7 +74,10 @@ void activate_inplace(Activation a, std::span<T> values) {
     switch (a) {
         case Activation::relu: for_each(values, [](T x) { return x > T(0) ? x : T(0); }); return;
         case Activation::identity: return;
-        default: for_each(values, [a](T x) { return activate(a, x); }); return;
+        default:
+            if (use_avx2_loops()) avx2::smooth_forward(a, values);
+            else loops::smooth_forward(a, values);
+            return;
     }
 }
 
@@ -103,7 +89,8 @@ void multiply_by_derivative(Activation a, std::span<const T> z, std::span<T> gra
             return;
         case Activation::identity: return;
         default:
-            for (std::size_t i = 0; i < grad.size(); ++i) grad[i] *= activate_derivative(a, z[i]);
+            if (use_avx2_loops()) avx2::smooth_backward(a, z, grad);
+            else loops::smooth_backward(a, z, grad);
             return;
     }
 }

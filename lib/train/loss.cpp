@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/math.h"
 #include "nn/module.h"
 
 namespace ffn::train {
@@ -51,10 +52,10 @@ double cross_entropy_loss(const nn::Matrix<T>& logits, const nn::Matrix<T>& targ
         T top = z[0];
         for (std::size_t c = 1; c < classes; ++c) top = std::max(top, z[c]);
         T sum = 0;
-        for (std::size_t c = 0; c < classes; ++c) sum += std::exp(z[c] - top);
-        const T log_sum = top + std::log(sum);
+        for (std::size_t c = 0; c < classes; ++c) sum += static_cast<T>(math::exp(static_cast<double>(z[c] - top)));
+        const T log_sum = top + static_cast<T>(math::log(static_cast<double>(sum)));
         total += static_cast<double>(log_sum - z[label]);
-        for (std::size_t c = 0; c < classes; ++c) g[c] = std::exp(z[c] - log_sum) / static_cast<T>(rows);
+        for (std::size_t c = 0; c < classes; ++c) g[c] = static_cast<T>(math::exp(static_cast<double>(z[c] - log_sum))) / static_cast<T>(rows);
         g[label] -= T(1) / static_cast<T>(rows);
     }
     return total / static_cast<double>(rows);

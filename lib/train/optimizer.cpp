@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/math.h"
 
 namespace ffn::train {
 
@@ -57,8 +58,8 @@ void Optimizer<T>::step(double lr_d) {
     const double t = static_cast<double>(steps_);
     const T beta1 = static_cast<T>(spec_.beta1), beta2 = static_cast<T>(spec_.beta2);
     const T one_minus_beta1 = static_cast<T>(1 - spec_.beta1), one_minus_beta2 = static_cast<T>(1 - spec_.beta2);
-    const T step_size = static_cast<T>(lr_d / (1 - std::pow(spec_.beta1, t)));
-    const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(spec_.beta2, t)));
+    const T step_size = static_cast<T>(lr_d / (1 - math::pow(spec_.beta1, t)));
+    const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - math::pow(spec_.beta2, t)));
     const T eps = static_cast<T>(spec_.eps);
     const T decay = static_cast<T>(1 - lr_d * spec_.weight_decay);
     // One loop per weight-decay form, with no branch inside, so the compiler
@@ -93,7 +94,7 @@ double learning_rate(const ScheduleSpec& s, double base_lr, long step, long tota
         if (step < s.warmup) return base_lr * warm;
         const double span = static_cast<double>(std::max(1L, total - s.warmup));
         const double progress = std::min(1.0, static_cast<double>(step - s.warmup) / span);
-        return s.min_lr + (base_lr - s.min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * progress));
+        return s.min_lr + (base_lr - s.min_lr) * 0.5 * (1 + math::cos(std::numbers::pi * progress));
     }
     throw Error("unknown schedule '" + s.kind + "' (expected constant, warmup or cosine)");
 }

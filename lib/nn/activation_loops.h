@@ -1,0 +1,113 @@
+#pragma once
+// The smooth activations and their derivatives, and the loops that apply
+// them to arrays. Included by activation.cpp (built for any x86-64) and by
+// activation_avx2.cpp (the same lines built with -mavx2): the loops
+// vectorise, and every lane computes what the scalar formula computes, so
+// the two builds give the same bits. Each formula runs in double with
+// ffn::math's kernels (no C library) and is rounded once to T.
+//
+// Internal linkage on purpose, as in gemm/kernels/tile_kernel.h: the two
+// builds of these inline functions must not be merged by the linker.
+#include <cstddef>
+#include <span>
+
+#include "core/math_kernels.h"
+#include "nn/activation.h"
+
+namespace ffn::nn {
+namespace {
+namespace loops {
+
+namespace mk = math::kernels;
+
+// sqrt(2/pi) and the cubic coefficient of GELU's tanh approximation
+// (Hendrycks and Gimpel 2016), as PyTorch's approximate="tanh".
+constexpr double kGeluTanhScale = 0.7978845608028654;
+constexpr double kGeluTanhCubic = 0.044715;
+constexpr double kInvSqrt2 = 0.7071067811865476;
+constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density at 0
+
+struct Tanh {
+    static double value(double x) { return mk::tanh(x); }
+    static double derivative(double x) {
+        const double t = mk::tanh(x);
+        return 1 - t * t;
+    }
+};
+
+// x Phi(x) with Phi(x) = erfc(-x/sqrt 2) / 2: for negative x, the usual
+// 1 + erf(x/sqrt 2) cancels to a few digits; erfc keeps them.
+struct Gelu {
+    static double value(double x) { return 0.5 * x * mk::erfc(-x * kInvSqrt2); }
+    static double derivative(double x) {
+        const auto [erfc, gaussian] = mk::erfc_and_gaussian(-x * kInvSqrt2);  // gaussian = exp(-x^2/2)
+        return 0.5 * erfc + x * gaussian * kInvSqrt2Pi;
+    }
+};
+
+struct GeluTanh {
+    static double value(double x) { return 0.5 * x * (1 + mk::tanh(kGeluTanhScale * (x + kGeluTanhCubic * x * x * x))); }
+    static double derivative(double x) {
+        const double t = mk::tanh(kGeluTanhScale * (x + kGeluTanhCubic * x * x * x));
+        const double d_inner = kGeluTanhScale * (1 + 3 * kGeluTanhCubic * x * x);
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner;
+    }
+};
+
+struct Silu {
+    static double value(double x) { return x * mk::sigmoid(x); }
+    static double derivative(double x) {
+        const double s = mk::sigmoid(x);
+        return s * (1 + x * (1 - s));
+    }
+};
+
+struct Sigmoid {
+    static double value(double x) { return mk::sigmoid(x); }
+    static double derivative(double x) {
+        const double s = mk::sigmoid(x);
+        return s * (1 - s);
+    }
+};
+
+template <class F, class T>
+void forward(std::span<T> values) {
+    T* v = values.data();
+    for (std::size_t i = 0; i < values.size(); ++i) v[i] = static_cast<T>(F::value(static_cast<double>(v[i])));
+}
+
+template <class F, class T>
+void backward(std::span<const T> z, std::span<T> grad) {
+    const T* __restrict zz = z.data();
+    T* __restrict g = grad.data();
+    for (std::size_t i = 0; i < grad.size(); ++i) g[i] = g[i] * static_cast<T>(F::derivative(static_cast<double>(zz[i])));
+}
+
+// The switch over activations, outside the loops. Relu and identity are not
+// smooth and never come here.
+template <class Visit>
+void with_formula(Activation a, Visit visit) {
+    switch (a) {
+        case Activation::tanh: visit(Tanh{}); return;
+        case Activation::gelu: visit(Gelu{}); return;
+        case Activation::gelu_tanh: visit(GeluTanh{}); return;
+        case Activation::silu: visit(Silu{}); return;
+        case Activation::sigmoid: visit(Sigmoid{}); return;
+        case Activation::relu:
+        case Activation::identity: return;
+    }
+}
+
+template <class T>
+void smooth_forward(Activation a, std::span<T> values) {
+    with_formula(a, [&](auto f) { forward<decltype(f)>(values); });
+}
+
+template <class T>
+void smooth_backward(Activation a, std::span<const T> z, std::span<T> grad) {
+    with_formula(a, [&](auto f) { backward<decltype(f)>(z, grad); });
+}
+
+}  // namespace loops
+}  // namespace
+}  // namespace ffn::nn
