@@ -79,7 +79,7 @@ template <class T>
 void load_or_initialize(const runner::Run& run, nn::Module<T>& model, const std::string& scheme, const std::string& what) {
     if (!run.string("weights").empty()) return nn::load_weights(run.string("weights"), model, weight_names(run), torch_sequential_names());
     Rng rng = Rng::stream(run.seed, fnv1a64(what), "init");
-    nn::initialize(model, {scheme}, rng);
+    nn::initialize(model, {nn::parse_init_scheme(scheme)}, rng);
 }
 
 // tokens x d inputs ~ N(0, 1) from the run's data stream.

@@ -89,9 +89,9 @@ FittedNet fit_one(const runner::Run& run, const FitData& data) {
         // Streams keyed by what they depend on: changing lr or steps keeps the init.
         Rng init = Rng::stream(run.seed, fnv1a64(fmt::format("width={} init={}", m, run.string("init"))), "init");
         if (run.string("init") == "kinks_inside") init_kinks_inside(net, init, data.lo, data.hi);
-        else nn::initialize(net, {run.string("init"), run.number("init_std")}, init);
+        else nn::initialize(net, {nn::parse_init_scheme(run.string("init")), run.number("init_std")}, init);
         if (!run.artifacts.empty()) save_run(run, net, "initial", data);
-        train::Optimizer<T> opt(net.parameters(), {run.string("optimizer"), run.number("lr")});
+        train::Optimizer<T> opt(net.parameters(), {train::parse_optimizer(run.string("optimizer")), run.number("lr")});
         train::FitSpec spec;
         spec.steps = run.integer("steps");
         spec.record_every = spec.steps;

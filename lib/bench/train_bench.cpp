@@ -70,8 +70,8 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
             gemm::set_max_threads(threads);
             Block b = make_block(kind, o);
             Rng init = Rng::stream(0, 0, "bench-init");
-            nn::initialize(*b.model, {"torch_default"}, init);
-            train::Optimizer<float> opt(b.model->parameters(), {"adam", 1e-3});
+            nn::initialize(*b.model, {nn::InitScheme::torch_default}, init);
+            train::Optimizer<float> opt(b.model->parameters(), {train::OptimizerKind::adam, 1e-3});
             nn::Matrix<float> grad;
             double loss = 0;
             auto step = [&] {

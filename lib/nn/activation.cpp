@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/names.h"
 #include "gemm/gemm.h"
 #include "nn/activation_loops.h"
 
@@ -31,15 +32,9 @@ void smooth_backward(Activation a, std::span<const double> z, std::span<double> 
 
 const std::vector<std::string>& activation_names() { return kNames; }
 
-Activation parse_activation(std::string_view name) {
-    for (std::size_t i = 0; i < kNames.size(); ++i)
-        if (kNames[i] == name) return static_cast<Activation>(i);
-    std::string known;
-    for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
-    throw Error("unknown activation '" + std::string(name) + "' (expected one of: " + known + ")");
-}
+Activation parse_activation(std::string_view name) { return parse_name<Activation>(name, kNames, "activation"); }
 
-std::string_view to_string(Activation a) { return kNames.at(static_cast<std::size_t>(a)); }
+std::string_view to_string(Activation a) { return name_of(a, kNames); }
 
 bool derivative_from_output(Activation a) { return a == Activation::relu || a == Activation::identity; }
 

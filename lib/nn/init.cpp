@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/names.h"
 
 namespace ffn::nn {
 
@@ -12,6 +13,8 @@ const std::vector<std::string>& init_scheme_names() {
                                                    "normal",        "uniform",        "zeros",         "constant"};
     return names;
 }
+
+InitScheme parse_init_scheme(std::string_view name) { return parse_name<InitScheme>(name, init_scheme_names(), "init scheme"); }
 
 namespace {
 
@@ -23,18 +26,22 @@ std::string prefix_of(const std::string& name) { return name.substr(0, name.rfin
 
 template <class T>
 void fill(const ParamRef<T>& p, const InitSpec& spec, double fan_in, double fan_out, Rng& rng) {
-    const std::string& s = spec.scheme;
     for (std::size_t i = 0; i < p.size(); ++i) {
         double v = 0;
-        if (s == "torch_default") v = rng.uniform(-1 / std::sqrt(fan_in), 1 / std::sqrt(fan_in));
-        else if (s == "xavier_uniform") {
-            const double a = std::sqrt(6 / (fan_in + fan_out));
-            v = rng.uniform(-a, a);
-        } else if (s == "xavier_normal") v = rng.normal(0, std::sqrt(2 / (fan_in + fan_out)));
-        else if (s == "kaiming_normal") v = rng.normal(0, std::sqrt(2 / fan_in));
-        else if (s == "normal") v = rng.normal(0, spec.std);
-        else if (s == "uniform") v = rng.uniform(spec.lo, spec.hi);
-        else if (s == "constant") v = spec.value;
+        switch (spec.scheme) {
+            case InitScheme::torch_default: v = rng.uniform(-1 / std::sqrt(fan_in), 1 / std::sqrt(fan_in)); break;
+            case InitScheme::xavier_uniform: {
+                const double a = std::sqrt(6 / (fan_in + fan_out));
+                v = rng.uniform(-a, a);
+                break;
+            }
+            case InitScheme::xavier_normal: v = rng.normal(0, std::sqrt(2 / (fan_in + fan_out))); break;
+            case InitScheme::kaiming_normal: v = rng.normal(0, std::sqrt(2 / fan_in)); break;
+            case InitScheme::normal: v = rng.normal(0, spec.std); break;
+            case InitScheme::uniform: v = rng.uniform(spec.lo, spec.hi); break;
+            case InitScheme::zeros: break;
+            case InitScheme::constant: v = spec.value; break;
+        }
         p.value[i] = static_cast<T>(v);
     }
 }
@@ -43,11 +50,6 @@ void fill(const ParamRef<T>& p, const InitSpec& spec, double fan_in, double fan_
 
 template <class T>
 void initialize(Module<T>& module, const InitSpec& spec, Rng& rng) {
-    const auto& names = init_scheme_names();
-    if (std::find(names.begin(), names.end(), spec.scheme) == names.end())
-        throw Error("unknown init scheme '" + spec.scheme +
-                    "' (expected torch_default, xavier_uniform, xavier_normal, kaiming_normal, normal, uniform, zeros "
-                    "or constant)");
     std::string weight_prefix;
     double fan_in = 1;
     for (const auto& p : module.parameters()) {
@@ -56,7 +58,7 @@ void initialize(Module<T>& module, const InitSpec& spec, Rng& rng) {
             weight_prefix = prefix_of(p.name);
             fill(p, spec, fan_in, static_cast<double>(p.shape[0]), rng);
         } else if (ends_with(p.name, "bias") && prefix_of(p.name) == weight_prefix) {
-            if (spec.scheme == "torch_default") fill(p, spec, fan_in, 0, rng);
+            if (spec.scheme == InitScheme::torch_default) fill(p, spec, fan_in, 0, rng);
             else std::fill(p.value, p.value + p.size(), T(0));
         }
     }

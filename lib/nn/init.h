@@ -14,6 +14,7 @@
 //   uniform         W ~ U(lo, hi)
 //   zeros, constant W = 0, W = value
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rng.h"
@@ -21,16 +22,19 @@
 
 namespace ffn::nn {
 
+enum class InitScheme { torch_default, xavier_uniform, xavier_normal, kaiming_normal, normal, uniform, zeros, constant };
+
+const std::vector<std::string>& init_scheme_names();
+// Throws ffn::Error naming the schemes when `name` is not one.
+InitScheme parse_init_scheme(std::string_view name);
+
 struct InitSpec {
-    std::string scheme = "torch_default";
+    InitScheme scheme = InitScheme::torch_default;
     double std = 0.02;
     double lo = -0.1, hi = 0.1;
     double value = 0.0;
 };
 
-const std::vector<std::string>& init_scheme_names();
-
-// Throws ffn::Error naming the schemes when spec.scheme is unknown.
 template <class T>
 void initialize(Module<T>& module, const InitSpec& spec, Rng& rng);
 

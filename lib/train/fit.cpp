@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/names.h"
 #include "train/loss.h"
 
 namespace ffn::train {
@@ -11,11 +12,8 @@ namespace ffn::train {
 namespace {
 
 template <class T>
-double compute_loss(const std::string& kind, const nn::Matrix<T>& out, const nn::Matrix<T>& target,
-                    nn::Matrix<T>& grad) {
-    if (kind == "mse") return mse_loss(out, target, grad);
-    if (kind == "cross_entropy") return cross_entropy_loss(out, target, grad);
-    throw Error("unknown loss '" + kind + "' (expected mse or cross_entropy)");
+double compute_loss(LossKind kind, const nn::Matrix<T>& out, const nn::Matrix<T>& target, nn::Matrix<T>& grad) {
+    return kind == LossKind::cross_entropy ? cross_entropy_loss(out, target, grad) : mse_loss(out, target, grad);
 }
 
 template <class T>
@@ -29,8 +27,15 @@ void gather_rows(const nn::Matrix<T>& from, const std::vector<std::size_t>& orde
 
 }  // namespace
 
+const std::vector<std::string>& loss_names() {
+    static const std::vector<std::string> names = {"mse", "cross_entropy"};
+    return names;
+}
+
+LossKind parse_loss(std::string_view name) { return parse_name<LossKind>(name, loss_names(), "loss"); }
+
 template <class T>
-double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, const std::string& loss) {
+double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, LossKind loss) {
     nn::Matrix<T> grad;
     return compute_loss(loss, model.forward(X), Y, grad);
 }
@@ -93,8 +98,8 @@ template FitRecord fit<double>(nn::Module<double>&, Optimizer<double>&, const nn
                                const nn::Matrix<double>&, const FitSpec&, Rng&,
                                const std::function<void(long, long, double)>&);
 template double evaluate_loss<float>(nn::Module<float>&, const nn::Matrix<float>&, const nn::Matrix<float>&,
-                                     const std::string&);
+                                     LossKind);
 template double evaluate_loss<double>(nn::Module<double>&, const nn::Matrix<double>&, const nn::Matrix<double>&,
-                                      const std::string&);
+                                      LossKind);
 
 }  // namespace ffn::train

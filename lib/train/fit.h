@@ -5,6 +5,7 @@
 // record; it never hands on a table of NaNs as a result.
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,12 +15,16 @@
 
 namespace ffn::train {
 
+enum class LossKind { mse, cross_entropy };
+const std::vector<std::string>& loss_names();
+LossKind parse_loss(std::string_view name);
+
 struct FitSpec {
     long steps = 1000;
     long batch_size = 0;     // 0: full batch
     long record_every = 100; // loss curve spacing (the last step is always recorded)
     double stop_below = -1;  // early stop once the step's loss is below this (negative: never)
-    std::string loss = "mse";  // mse | cross_entropy
+    LossKind loss = LossKind::mse;
     ScheduleSpec schedule;
 };
 
@@ -39,6 +44,6 @@ FitRecord fit(nn::Module<T>& model, Optimizer<T>& optimizer, const nn::Matrix<T>
 
 // The loss of `model` on (X, Y) without training.
 template <class T>
-double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, const std::string& loss);
+double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, LossKind loss);
 
 }  // namespace ffn::train

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/math.h"
+#include "core/names.h"
 
 namespace ffn::train {
 
@@ -20,16 +21,16 @@ const std::vector<std::string>& schedule_names() {
     return names;
 }
 
+OptimizerKind parse_optimizer(std::string_view name) { return parse_name<OptimizerKind>(name, optimizer_names(), "optimizer"); }
+ScheduleKind parse_schedule(std::string_view name) { return parse_name<ScheduleKind>(name, schedule_names(), "schedule"); }
+
 template <class T>
 Optimizer<T>::Optimizer(std::vector<nn::ParamRef<T>> params, OptimizerSpec spec)
     : params_(std::move(params)), spec_(std::move(spec)) {
-    const auto& names = optimizer_names();
-    if (std::find(names.begin(), names.end(), spec_.kind) == names.end())
-        throw Error("unknown optimizer '" + spec_.kind + "' (expected sgd, adam or adamw)");
     for (const auto& p : params_) {
         if (!p.grad) throw Error("parameter '" + p.name + "' has no gradient buffer");
         first_.emplace_back(p.size(), T(0));
-        second_.emplace_back(spec_.kind == "sgd" ? 0 : p.size(), T(0));
+        second_.emplace_back(spec_.kind == OptimizerKind::sgd ? 0 : p.size(), T(0));
     }
 }
 
@@ -37,7 +38,7 @@ template <class T>
 void Optimizer<T>::step(double lr_d) {
     ++steps_;
     const T lr = static_cast<T>(lr_d), wd = static_cast<T>(spec_.weight_decay);
-    if (spec_.kind == "sgd") {
+    if (spec_.kind == OptimizerKind::sgd) {
         const T momentum = static_cast<T>(spec_.momentum), keep = static_cast<T>(1 - spec_.dampening);
         for (std::size_t k = 0; k < params_.size(); ++k) {
             T* p = params_[k].value;
@@ -54,7 +55,7 @@ void Optimizer<T>::step(double lr_d) {
         }
         return;
     }
-    const bool decoupled = spec_.kind == "adamw";
+    const bool decoupled = spec_.kind == OptimizerKind::adamw;
     const double t = static_cast<double>(steps_);
     const T beta1 = static_cast<T>(spec_.beta1), beta2 = static_cast<T>(spec_.beta2);
     const T one_minus_beta1 = static_cast<T>(1 - spec_.beta1), one_minus_beta2 = static_cast<T>(1 - spec_.beta2);
@@ -88,15 +89,15 @@ void Optimizer<T>::step(double lr_d) {
 
 double learning_rate(const ScheduleSpec& s, double base_lr, long step, long total) {
     const double warm = s.warmup > 0 ? std::min(1.0, static_cast<double>(step + 1) / static_cast<double>(s.warmup)) : 1.0;
-    if (s.kind == "constant") return base_lr;
-    if (s.kind == "warmup") return base_lr * warm;
-    if (s.kind == "cosine") {
-        if (step < s.warmup) return base_lr * warm;
-        const double span = static_cast<double>(std::max(1L, total - s.warmup));
-        const double progress = std::min(1.0, static_cast<double>(step - s.warmup) / span);
-        return s.min_lr + (base_lr - s.min_lr) * 0.5 * (1 + math::cos(std::numbers::pi * progress));
+    switch (s.kind) {
+        case ScheduleKind::constant: return base_lr;
+        case ScheduleKind::warmup: return base_lr * warm;
+        case ScheduleKind::cosine: break;
     }
-    throw Error("unknown schedule '" + s.kind + "' (expected constant, warmup or cosine)");
+    if (step < s.warmup) return base_lr * warm;
+    const double span = static_cast<double>(std::max(1L, total - s.warmup));
+    const double progress = std::min(1.0, static_cast<double>(step - s.warmup) / span);
+    return s.min_lr + (base_lr - s.min_lr) * 0.5 * (1 + math::cos(std::numbers::pi * progress));
 }
 
 template class Optimizer<float>;

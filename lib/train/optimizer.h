@@ -10,14 +10,20 @@
 // AdamW   p = p * (1 - lr * wd), then Adam with no weight decay in g.
 // Bias corrections are computed in double (Python floats in PyTorch).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nn/module.h"
 
 namespace ffn::train {
 
+enum class OptimizerKind { sgd, adam, adamw };
+const std::vector<std::string>& optimizer_names();
+// Throws ffn::Error naming the optimizers when `name` is not one.
+OptimizerKind parse_optimizer(std::string_view name);
+
 struct OptimizerSpec {
-    std::string kind = "adam";  // sgd | adam | adamw
+    OptimizerKind kind = OptimizerKind::adam;
     double lr = 1e-3;
     double momentum = 0.0, dampening = 0.0;
     bool nesterov = false;
@@ -25,12 +31,10 @@ struct OptimizerSpec {
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
-const std::vector<std::string>& optimizer_names();
-
 template <class T>
 class Optimizer {
 public:
-    // Throws ffn::Error for an unknown kind or a parameter without a gradient.
+    // Throws ffn::Error for a parameter without a gradient.
     Optimizer(std::vector<nn::ParamRef<T>> params, OptimizerSpec spec);
 
     // One update of every parameter from its gradient, at learning rate lr
@@ -49,13 +53,15 @@ private:
 
 // Learning-rate schedules: constant; linear warmup over `warmup` steps to
 // the base rate; cosine decay to min_lr after the warmup.
+enum class ScheduleKind { constant, warmup, cosine };
+const std::vector<std::string>& schedule_names();
+ScheduleKind parse_schedule(std::string_view name);
+
 struct ScheduleSpec {
-    std::string kind = "constant";  // constant | warmup | cosine
+    ScheduleKind kind = ScheduleKind::constant;
     long warmup = 0;
     double min_lr = 0.0;
 };
-
-const std::vector<std::string>& schedule_names();
 
 // The rate for 0-based `step` of `total`.
 double learning_rate(const ScheduleSpec& schedule, double base_lr, long step, long total);

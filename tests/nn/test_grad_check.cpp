@@ -100,7 +100,7 @@ TEST_CASE("grad check: pre-norm residual blocks around each feed-forward kind") 
 TEST_CASE("initialisers: PyTorch's default bounds and the named schemes") {
     MLP<double> m({16, 64, 4}, Activation::relu);
     Rng rng(3);
-    initialize(m, {"torch_default"}, rng);
+    initialize(m, {ffn::nn::InitScheme::torch_default}, rng);
     double max_up = 0, max_bias = 0;
     for (auto w : m.layers[0].weight) max_up = std::max(max_up, std::fabs(w));
     for (auto b : m.layers[0].bias) max_bias = std::max(max_bias, std::fabs(b));
@@ -108,10 +108,10 @@ TEST_CASE("initialisers: PyTorch's default bounds and the named schemes") {
     CHECK(max_up > 0.2);    // and fills the range: 1024 draws
     CHECK(max_bias <= 0.25);
     for (auto w : m.layers[1].weight) CHECK(std::fabs(w) <= 0.125);  // 1 / sqrt(64)
-    initialize(m, {"constant", 0, 0, 0, 0.5}, rng);
+    initialize(m, {ffn::nn::InitScheme::constant, 0, 0, 0, 0.5}, rng);
     CHECK(m.layers[1].weight(0, 0) == 0.5);
     CHECK(m.layers[1].bias(0) == 0.0);  // biases zero outside torch_default
-    CHECK_THROWS_WITH(initialize(m, {"he_normal"}, rng), doctest::Contains("unknown init scheme 'he_normal'"));
+    CHECK_THROWS_WITH(ffn::nn::parse_init_scheme("he_normal"), doctest::Contains("unknown init scheme 'he_normal'"));
 }
 
 TEST_CASE("grad check after optimizer steps: gradients stay right away from the initialisation") {
@@ -120,7 +120,7 @@ TEST_CASE("grad check after optimizer steps: gradients stay right away from the 
     auto train_then_check = [](Module<double>& m, std::size_t d, std::uint64_t seed) {
         randomize(m, seed);
         const Matrix<double> X = random_batch(7, d, seed + 1), Y = random_batch(7, d, seed + 2);
-        train::Optimizer<double> opt(m.parameters(), {"adam", 0.05});
+        train::Optimizer<double> opt(m.parameters(), {ffn::train::OptimizerKind::adam, 0.05});
         Matrix<double> grad;
         for (int step = 0; step < 3; ++step) {
             train::mse_loss(m.forward(X), Y, grad);

@@ -57,7 +57,7 @@ TEST_CASE("a 1-8-1 ReLU net fits |x| on [-1 1] to MSE below 1e-6 from the exact 
     }
     const auto X = grid<double>(201, -1, 1);
     Matrix<double> Y = xt::abs(X);
-    Optimizer<double> opt(net.parameters(), {"adam", 1e-3});
+    Optimizer<double> opt(net.parameters(), {ffn::train::OptimizerKind::adam, 1e-3});
     FitSpec spec;
     spec.steps = 3000;
     const auto record = fit(net, opt, X, Y, spec, rng);
@@ -68,10 +68,10 @@ TEST_CASE("a 1-8-1 ReLU net fits |x| on [-1 1] to MSE below 1e-6 from the exact 
 TEST_CASE("a 1-64-1 tanh net fits sin(x) on [-pi pi] to RMSE below 1e-2 with Adam") {
     MLP<float> net({1, 64, 1}, Activation::tanh);
     Rng init = Rng::stream(0, 0, "init");
-    initialize(net, {"torch_default"}, init);
+    initialize(net, {ffn::nn::InitScheme::torch_default}, init);
     const auto X = grid<float>(256, -std::numbers::pi, std::numbers::pi);
     Matrix<float> Y = xt::sin(X);
-    Optimizer<float> opt(net.parameters(), {"adam", 1e-2});
+    Optimizer<float> opt(net.parameters(), {ffn::train::OptimizerKind::adam, 1e-2});
     FitSpec spec;
     spec.steps = 4000;
     Rng shuffle(1);
@@ -85,11 +85,11 @@ TEST_CASE("training is bitwise deterministic for 1 and 2 gemm threads and for mi
         gemm::set_max_threads(threads);
         MLP<float> net({64, 256, 64}, Activation::gelu);
         Rng init = Rng::stream(42, 1, "init"), data = Rng::stream(42, 1, "data"), shuffle = Rng::stream(42, 1, "shuffle");
-        initialize(net, {"torch_default"}, init);
+        initialize(net, {ffn::nn::InitScheme::torch_default}, init);
         Matrix<float> X = Matrix<float>::from_shape({512, 64}), Y = Matrix<float>::from_shape({512, 64});
         for (auto& x : X) x = static_cast<float>(data.normal());
         for (auto& y : Y) y = static_cast<float>(data.normal());
-        Optimizer<float> opt(net.parameters(), {"adamw", 1e-3});
+        Optimizer<float> opt(net.parameters(), {ffn::train::OptimizerKind::adamw, 1e-3});
         FitSpec spec;
         spec.steps = 200;
         spec.batch_size = 128;
@@ -108,10 +108,10 @@ TEST_CASE("training is bitwise deterministic for 1 and 2 gemm threads and for mi
 TEST_CASE("a diverging run stops with its status instead of producing NaNs") {
     MLP<double> net({1, 4, 1}, Activation::identity);
     Rng rng(1);
-    initialize(net, {"normal", 1.0}, rng);
+    initialize(net, {ffn::nn::InitScheme::normal, 1.0}, rng);
     const auto X = grid<double>(10, 100, 1000);
     Matrix<double> Y = X;
-    Optimizer<double> opt(net.parameters(), {"sgd", 10.0});
+    Optimizer<double> opt(net.parameters(), {ffn::train::OptimizerKind::sgd, 10.0});
     FitSpec spec;
     spec.steps = 100;
     const auto record = fit(net, opt, X, Y, spec, rng);

@@ -11,6 +11,7 @@
 
 using namespace ffn;
 using ffn::train::Optimizer;
+using ffn::train::OptimizerKind;
 using ffn::train::OptimizerSpec;
 
 namespace {
@@ -23,13 +24,13 @@ struct Scalar {
 TEST_CASE("SGD: plain, weight decay, momentum, nesterov") {
     {
         Scalar s;
-        Optimizer<double> opt(s.refs(), {"sgd", 0.1});
+        Optimizer<double> opt(s.refs(), {ffn::train::OptimizerKind::sgd, 0.1});
         opt.step();
         CHECK(s.p == 1.0 - 0.1 * 0.5);  // 0.95
     }
     {
         Scalar s;
-        OptimizerSpec spec{"sgd", 0.1};
+        OptimizerSpec spec{OptimizerKind::sgd, 0.1};
         spec.weight_decay = 0.01;
         Optimizer<double> opt(s.refs(), spec);
         opt.step();
@@ -37,7 +38,7 @@ TEST_CASE("SGD: plain, weight decay, momentum, nesterov") {
     }
     {
         Scalar s;
-        OptimizerSpec spec{"sgd", 0.1};
+        OptimizerSpec spec{OptimizerKind::sgd, 0.1};
         spec.momentum = 0.9;
         Optimizer<double> opt(s.refs(), spec);
         opt.step();                // buf = g = 0.5 on the first step
@@ -47,7 +48,7 @@ TEST_CASE("SGD: plain, weight decay, momentum, nesterov") {
     }
     {
         Scalar s;
-        OptimizerSpec spec{"sgd", 0.1};
+        OptimizerSpec spec{OptimizerKind::sgd, 0.1};
         spec.momentum = 0.9;
         spec.nesterov = true;
         Optimizer<double> opt(s.refs(), spec);
@@ -58,7 +59,7 @@ TEST_CASE("SGD: plain, weight decay, momentum, nesterov") {
 
 TEST_CASE("Adam: two steps with bias correction and eps outside the square root") {
     Scalar s;
-    Optimizer<double> opt(s.refs(), {"adam", 0.1});
+    Optimizer<double> opt(s.refs(), {ffn::train::OptimizerKind::adam, 0.1});
     // Step 1: m = 0.1 * 0.5 = 0.05, v = (0.001 * 0.5) * 0.5 = 0.00025,
     // step_size = 0.1 / (1 - 0.9) = 1, denom = sqrt(v) / sqrt(1 - 0.999) + 1e-8.
     double m = 0.9 * 0 + 0.1 * 0.5, v = 0.999 * 0 + (1 - 0.999) * 0.5 * 0.5;
@@ -77,10 +78,10 @@ TEST_CASE("Adam: two steps with bias correction and eps outside the square root"
 
 TEST_CASE("Adam adds weight decay to the gradient; AdamW decays the weight first") {
     Scalar a, w;
-    OptimizerSpec spec{"adam", 0.1};
+    OptimizerSpec spec{OptimizerKind::adam, 0.1};
     spec.weight_decay = 0.1;
     Optimizer<double> adam(a.refs(), spec);
-    spec.kind = "adamw";
+    spec.kind = OptimizerKind::adamw;
     Optimizer<double> adamw(w.refs(), spec);
     adam.step();
     adamw.step();
@@ -94,16 +95,17 @@ TEST_CASE("Adam adds weight decay to the gradient; AdamW decays the weight first
 
 TEST_CASE("schedules: warmup ramps linearly and cosine ends at min_lr") {
     using ffn::train::learning_rate;
-    CHECK(learning_rate({"constant"}, 0.1, 5, 10) == 0.1);
-    CHECK(learning_rate({"warmup", 4}, 0.1, 0, 10) == doctest::Approx(0.025));
-    CHECK(learning_rate({"warmup", 4}, 0.1, 3, 10) == doctest::Approx(0.1));
-    CHECK(learning_rate({"cosine", 0, 0.01}, 0.1, 0, 11) == doctest::Approx(0.1));
-    CHECK(learning_rate({"cosine", 0, 0.01}, 0.1, 11, 11) == doctest::Approx(0.01));
-    CHECK(learning_rate({"cosine", 0, 0.0}, 0.1, 5, 10) == doctest::Approx(0.05));  // halfway
-    CHECK_THROWS_WITH(learning_rate({"linear"}, 0.1, 0, 1), doctest::Contains("unknown schedule 'linear'"));
+    CHECK(learning_rate({ffn::train::ScheduleKind::constant}, 0.1, 5, 10) == 0.1);
+    CHECK(learning_rate({ffn::train::ScheduleKind::warmup, 4}, 0.1, 0, 10) == doctest::Approx(0.025));
+    CHECK(learning_rate({ffn::train::ScheduleKind::warmup, 4}, 0.1, 3, 10) == doctest::Approx(0.1));
+    CHECK(learning_rate({ffn::train::ScheduleKind::cosine, 0, 0.01}, 0.1, 0, 11) == doctest::Approx(0.1));
+    CHECK(learning_rate({ffn::train::ScheduleKind::cosine, 0, 0.01}, 0.1, 11, 11) == doctest::Approx(0.01));
+    CHECK(learning_rate({ffn::train::ScheduleKind::cosine, 0, 0.0}, 0.1, 5, 10) == doctest::Approx(0.05));  // halfway
+    CHECK_THROWS_WITH(ffn::train::parse_schedule("linear"), doctest::Contains("unknown schedule 'linear' (expected one of: constant, warmup, cosine)"));
 }
 
 TEST_CASE("an unknown optimizer is an error naming the choices") {
     Scalar s;
-    CHECK_THROWS_WITH(Optimizer<double>(s.refs(), {"adagrad"}), doctest::Contains("expected sgd, adam or adamw"));
+    CHECK_THROWS_WITH(ffn::train::parse_optimizer("adagrad"), doctest::Contains("unknown optimizer 'adagrad' (expected one of: sgd, adam, adamw)"));
+    CHECK(ffn::train::parse_optimizer("adamw") == ffn::train::OptimizerKind::adamw);
 }
