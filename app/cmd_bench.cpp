@@ -9,7 +9,7 @@
 #include "experiments/registry.h"
 #include "runner/execute.h"
 #include "gemm/gemm.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 
 namespace ffn::app {
 

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "report/diff.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 
 namespace ffn::app {
 
@@ -25,7 +25,7 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
         }
         return std::isfinite(v) && v >= 0 ? std::string() : std::string("expected a finite number >= 0, got ") + text;
     };
-    cmd->add_option("--rtol", o.rtol, "Relative tolerance")->check(finite_non_negative);
+    cmd->add_option("--rtol", o.rtol, "Relative tolerance, times |B|: B is the reference")->check(finite_non_negative);
     cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(finite_non_negative);
     return cmd;
 }

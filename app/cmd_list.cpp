@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "runner/check.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/config.h"
 
 namespace ffn::app {

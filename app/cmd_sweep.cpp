@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/execute.h"
 
 namespace ffn::app {

@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "analysis/kinks.h"
 #include "experiments/support/run.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
@@ -55,7 +56,7 @@ std::vector<std::vector<double>> block_outputs(std::vector<nn::MLP<double>>& blo
 
 // The composition's breakpoints on [0, 1], walked block by block: a block
 // bends its input's function where that function crosses one of its
-// units' switching points (-bias / weight). Sorted, ends included.
+// units' switching points (analysis::kink_at). Sorted, ends included.
 std::vector<double> walked_breakpoints(std::vector<nn::MLP<double>>& blocks) {
     std::set<double> points = {0.0, 1.0};
     for (std::size_t k = 0; k < blocks.size(); ++k) {
@@ -63,7 +64,7 @@ std::vector<double> walked_breakpoints(std::vector<nn::MLP<double>>& blocks) {
         const std::vector<double> f = k == 0 ? x : block_outputs(blocks, x, k).back();  // block k's input
         const auto& up = blocks[k].layers[0];
         for (std::size_t j = 0; j < up.out_features(); ++j) {
-            const double c = -up.bias(j) / up.weight(j, 0);
+            const double c = analysis::kink_at(up.weight(j, 0), up.bias(j));
             for (std::size_t i = 0; i + 1 < x.size(); ++i)
                 if ((f[i] - c) * (f[i + 1] - c) < 0)
                     points.insert(x[i] + (c - f[i]) / (f[i + 1] - f[i]) * (x[i + 1] - x[i]));

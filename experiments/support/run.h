@@ -114,8 +114,9 @@ inline void refuse_runs_beyond_memory(const runner::Plan& plan, const std::vecto
     }
 }
 
-// the claims list's tolerances for identities that hold up to rounding: relative
-// 1e-12 in float64 and 1e-5 in float32.
+// The claims list's promise for identities that hold up to rounding is a
+// magnitude, not the elementwise report::within rule: the max-abs difference
+// over the max-abs output, below 1e-12 in float64 and 1e-5 in float32.
 inline double identity_tolerance(bool float64) { return float64 ? 1e-12 : 1e-5; }
 
 }  // namespace ffn::experiments

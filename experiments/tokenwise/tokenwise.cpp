@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "experiments/support/ffn.h"
+#include "report/diff.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::tokenwise {
@@ -17,13 +18,11 @@ using report::ColumnType;
 // Permutation equivariance needs two tokens at least.
 const FfnKeys kKeys{.d = 64, .m = 256, .tokens = 10, .min_tokens = 2};
 
-// numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| everywhere.
+// numpy.allclose(a, b, rtol, atol): report::within everywhere, b the reference.
 template <class T>
-bool allclose(const nn::Matrix<T>& a, const nn::Matrix<T>& b, double rtol, double atol) {
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double x = a.data()[i], y = b.data()[i];
-        if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
-    }
+bool allclose(const nn::Matrix<T>& a, const nn::Matrix<T>& b, report::Tolerance tol) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!report::within(a.data()[i], b.data()[i], tol)) return false;
     return true;
 }
 
@@ -50,7 +49,9 @@ std::vector<report::Table> compute(const runner::Run& run) {
     }
     const nn::Matrix<T> F_of_perm = mlp.forward_with_hook(X_perm);
 
-    const double rtol = run.is_float64() ? 1e-12 : 1e-5, atol = run.is_float64() ? 1e-12 : 1e-6;
+    // N1's allclose tolerances in the claims list.
+    const report::Tolerance tol = run.is_float64() ? report::Tolerance{.rtol = 1e-12, .atol = 1e-12}
+                                                   : report::Tolerance{.rtol = 1e-5, .atol = 1e-6};
     report::Table t("tokenwise");
     t.add_column("d", ColumnType::integer)
         .add_column("m", ColumnType::integer)
@@ -64,7 +65,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("allclose_permuted", ColumnType::boolean);
     t.add_row({static_cast<std::int64_t>(d), static_cast<std::int64_t>(m), static_cast<std::int64_t>(tokens),
                run.string("dtype"), nn::max_abs_difference(batched, row_by_row), nn::max_abs_difference(F_of_perm, F_perm_rows),
-               rtol, atol, allclose(batched, row_by_row, rtol, atol), allclose(F_of_perm, F_perm_rows, rtol, atol)});
+               tol.rtol, tol.atol, allclose(batched, row_by_row, tol), allclose(F_of_perm, F_perm_rows, tol)});
     return {t};
 }
 

@@ -9,8 +9,7 @@ namespace ffn::analysis {
 int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, double lo, double hi) {
     int n = 0;
     for (std::size_t j = 0; j < w.size(); ++j) {
-        if (w[j] == 0.0) continue;
-        const double at = -b[j] / w[j];
+        const double at = kink_at(w[j], b[j]);
         if (at > lo && at < hi) ++n;
     }
     return n;

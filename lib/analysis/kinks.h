@@ -2,9 +2,14 @@
 // Piecewise-linear structure of one-dimensional ReLU networks (seeds 001,
 // 002): a hidden unit z = w x + b kinks at x = -b / w; a width-m network has
 // at most m kinks and m + 1 pieces.
+#include <limits>
 #include <vector>
 
 namespace ffn::analysis {
+
+// Where the unit z = w x + b switches: -b / w; NaN when w == 0 (it has no
+// kink, and every comparison with NaN is false).
+inline double kink_at(double w, double b) { return w == 0.0 ? std::numeric_limits<double>::quiet_NaN() : -b / w; }
 
 // Units whose kink lies strictly inside (lo, hi); units with w == 0 have none.
 int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, double lo, double hi);

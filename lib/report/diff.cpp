@@ -10,7 +10,7 @@ bool cells_agree(const Cell& a, const Cell& b, Tolerance tol) {
     if (x && y) {
         if (std::isnan(*x) || std::isnan(*y)) return std::isnan(*x) && std::isnan(*y);
         if (*x == *y) return true;  // also equal infinities
-        return std::fabs(*x - *y) <= tol.atol + tol.rtol * std::max(std::fabs(*x), std::fabs(*y));
+        return within(*x, *y, tol);
     }
     return a == b;
 }

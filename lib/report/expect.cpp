@@ -17,7 +17,7 @@ bool row_matches(const Table& t, std::size_t r, const Expectation& e) {
 
 bool value_passes(const Cell& ours, const Cell& doc, const Expectation& e) {
     const auto x = as_number(ours), y = as_number(doc);
-    if (x && y) return std::fabs(*x - *y) <= e.atol + e.rtol * std::fabs(*y);
+    if (x && y) return within(*x, *y, {.rtol = e.rtol, .atol = e.atol});
     return ours == doc;
 }
 

@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "report/diff.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/execute.h"
 
 namespace ffn::runner {

@@ -9,6 +9,7 @@
 #include "core/hash.h"
 #include "io/atomic_file.h"
 #include "io/json.h"
+#include "report/table_io.h"
 #include "runner/experiment.h"
 
 namespace ffn::runner {
@@ -130,20 +131,12 @@ Axis read_list_axis(const std::string& where, const std::string& block, const st
     return axis;
 }
 
-report::Cell json_to_cell(const Json& v) {
-    if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_boolean()) return v.get<bool>();
-    return v.dump();
-}
-
 std::vector<std::pair<std::string, report::Cell>> read_cells(const Json& obj, const std::string& where) {
     if (!obj.is_object()) throw Error(where + ": expected an object of column: value pairs, got " + obj.dump());
     std::vector<std::pair<std::string, report::Cell>> out;
     for (const auto& item : obj.items()) {
         if (item.value().is_structured()) throw Error(where + " '" + item.key() + "': expected a number, string or boolean");
-        out.emplace_back(item.key(), json_to_cell(item.value()));
+        out.emplace_back(item.key(), report::cell_of(item.value()));
     }
     return out;
 }

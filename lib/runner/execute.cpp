@@ -13,25 +13,14 @@
 #include "core/thread_pool.h"
 #include "ffnlab/build_info.h"
 #include "gemm/gemm.h"
+#include "report/table_io.h"
 
 namespace ffn::runner {
 
 namespace {
 
 report::Column column_for(const std::string& key, const Json& value) {
-    using report::ColumnType;
-    if (value.is_number_integer()) return {key, ColumnType::integer, 6, false};
-    if (value.is_number()) return {key, ColumnType::real, 6, false};
-    if (value.is_boolean()) return {key, ColumnType::boolean, 6, false};
-    return {key, ColumnType::text, 6, false};
-}
-
-report::Cell cell_for(const Json& value) {
-    if (value.is_number_integer()) return value.get<std::int64_t>();
-    if (value.is_number()) return value.get<double>();
-    if (value.is_boolean()) return value.get<bool>();
-    if (value.is_string()) return value.get<std::string>();
-    return value.dump();
+    return {key, report::column_type_of(value), 6, false};
 }
 
 std::string utc_now() {
@@ -64,7 +53,7 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
             for (const auto& row : t.rows()) {
                 std::vector<report::Cell> cells;
                 for (const auto& [key, value] : run.swept)
-                    if (!t.find_column(key)) cells.push_back(cell_for(value));
+                    if (!t.find_column(key)) cells.push_back(report::cell_of(value));
                 cells.insert(cells.end(), row.begin(), row.end());
                 joined->add_row(std::move(cells));
             }
@@ -97,7 +86,7 @@ void add_swept_columns(const Plan& plan, report::Table& table) {
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     std::vector<report::Cell> cells;
     for (const auto& [key, value] : plan.runs.at(run).swept)
-        if (key != "seed") cells.push_back(cell_for(value));
+        if (key != "seed") cells.push_back(report::cell_of(value));
     return cells;
 }
 
@@ -144,7 +133,7 @@ report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<re
             t.add_column(c.as + "_" + statistic_name(s), report::ColumnType::real, spec.precision);
     for (const auto& group : seed_groups(plan)) {
         auto cells = swept_cells(plan, group.front());
-        for (const auto& k : shown) cells.push_back(cell_for(plan.runs[group.front()].raw(k)));
+        for (const auto& k : shown) cells.push_back(report::cell_of(plan.runs[group.front()].raw(k)));
         cells.push_back(static_cast<std::int64_t>(group.size()));
         for (const auto& c : spec.columns) {
             std::vector<double> values;

@@ -17,7 +17,7 @@
 #include "io/safetensors.h"
 #include "nn/mlp.h"
 #include "nn/weights.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/config.h"
 #include "runner/execute.h"
 #include "support.h"

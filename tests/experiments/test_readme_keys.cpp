@@ -8,7 +8,7 @@
 
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/config.h"
 #include "support.h"
 

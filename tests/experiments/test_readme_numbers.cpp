@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "report/table.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "support.h"
 
 namespace {

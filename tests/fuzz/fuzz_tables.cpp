@@ -3,7 +3,7 @@
 // it as they are), else as CSV. What reads is written back in every format
 // and compared with itself.
 #include "report/diff.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "tests/fuzz/harness.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

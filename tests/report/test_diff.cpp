@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "report/diff.h"
 
 using namespace ffn::report;
@@ -13,7 +15,18 @@ Table one(double value, double seconds = 1.0) {
 }
 }  // namespace
 
-TEST_CASE("numbers agree within atol plus rtol times the larger magnitude") {
+TEST_CASE("the tolerance rule is allclose's: rtol scales the reference, the second argument") {
+    CHECK(within(1.5, 1.0, {.rtol = 0.5, .atol = 0}));
+    CHECK_FALSE(within(2.0, 1.0, {.rtol = 0.5, .atol = 0}));  // |2 - 1| > 0.5 * |1|
+    CHECK(within(1.0, 2.0, {.rtol = 0.5, .atol = 0}));        // |1 - 2| <= 0.5 * |2|
+    CHECK(within(0.0, 1e-13, {.rtol = 0, .atol = 1e-12}));
+    CHECK_FALSE(within(std::nan(""), 1.0, {.rtol = 1, .atol = 1}));
+    // check and diff: the second table is the reference.
+    CHECK_FALSE(cells_agree(2.0, 1.0, {0.5, 0}));
+    CHECK(cells_agree(1.0, 2.0, {0.5, 0}));
+}
+
+TEST_CASE("numbers agree within atol plus rtol times the reference") {
     CHECK(cells_agree(1.0, 1.0, {}));
     CHECK_FALSE(cells_agree(1.0, 1.0 + 1e-12, {}));
     CHECK(cells_agree(1.0, 1.0 + 1e-12, {1e-11, 0}));

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "runner/execute.h"
 #include "toy_kind.h"
 

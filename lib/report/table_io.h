@@ -1,5 +1,6 @@
 #pragma once
-// Renderers and readers of Tables. JSON is the contract other tools read:
+// Tables in and out: markdown, CSV and JSON writers, JSON and CSV readers.
+// JSON is the contract other tools read:
 //   {"experiment": KIND, "tables": [{"name", "columns": [names...],
 //     "types": {column: type}, "rows": [{column: value}...]}], "manifest": {...}}
 // Numbers are JSON numbers at full precision; a missing value is null.
@@ -25,6 +26,12 @@ Json results_document(const std::string& experiment, const std::vector<Table>& t
 // Parses what to_json wrote. `where` names the source in error messages.
 Table table_from_json(const Json& j, const std::string& where);
 Table table_from_csv(const std::string& text, const std::string& name, const std::string& where);
+
+// A JSON value (a config's, or an untyped file's) as a cell: integers,
+// reals, booleans and strings as themselves, anything else (a list, an
+// object) as its JSON text; and the column type that holds it.
+Cell cell_of(const Json& v);
+ColumnType column_type_of(const Json& v);
 
 // Reads a results file: a JSON document (every table in it) or a CSV file (one
 // table named after the file). Throws ffn::Error naming the file on any defect.

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "report/diff.h"
-#include "report/writers.h"
+#include "report/table_io.h"
 #include "support.h"
 
 using namespace ffn::report;

@@ -1,4 +1,4 @@
-#include "report/writers.h"
+#include "report/table_io.h"
 
 #include <cctype>
 #include <cmath>
@@ -56,12 +56,6 @@ Cell cell_from_json(const Json& v, ColumnType type, const std::string& where) {
     throw Error(where + ": value " + v.dump() + " is not of type " + to_string(type));
 }
 
-ColumnType infer_type(const Json& v) {
-    if (v.is_number_integer()) return ColumnType::integer;
-    if (v.is_number()) return ColumnType::real;
-    if (v.is_boolean()) return ColumnType::boolean;
-    return ColumnType::text;
-}
 
 // Splits CSV text into records of fields (RFC 4180: quotes, doubled quotes,
 // newlines inside quotes).
@@ -234,7 +228,7 @@ Table table_from_json(const Json& j, const std::string& where) {
         } else {
             for (const auto& r : rows)
                 if (r.is_object() && r.contains(name) && !r[name].is_null()) {
-                    c.type = infer_type(r[name]);
+                    c.type = column_type_of(r[name]);
                     break;
                 }
         }
@@ -317,6 +311,21 @@ std::vector<Table> read_tables(const std::string& path) {
         throw Error(path + ": expected an ffn-lab results document (an object with 'tables')");
     }
     return tables;
+}
+
+Cell cell_of(const Json& v) {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number()) return v.get<double>();
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+}
+
+ColumnType column_type_of(const Json& v) {
+    if (v.is_number_integer()) return ColumnType::integer;
+    if (v.is_number()) return ColumnType::real;
+    if (v.is_boolean()) return ColumnType::boolean;
+    return ColumnType::text;
 }
 
 }  // namespace ffn::report
