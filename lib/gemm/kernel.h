@@ -35,13 +35,14 @@ using SmallGemm = void (*)(Trans ta, Trans tb, std::int64_t M, std::int64_t N, s
 
 // Packs one MR-row sliver of a row-major A (rows <= MR rows of kc values
 // from `a`, stride lda) k-major into dst, zero-filling rows past `rows`. May
-// write up to 16 elements past the sliver's end (the buffer has room).
+// write up to 16 elements past the sliver's end (the buffer has room). dst,
+// like every packing buffer of the driver, is 64-byte aligned.
 template <class T>
 using PackRows = void (*)(const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc, T* dst);
 
 // Packs kc rows x nc columns of a row-major B (stride ldb) into NR-column
 // slivers, each k-major (NR values per k, kc * NR apart), zero-filling the
-// columns of the last sliver past nc.
+// columns of the last sliver past nc. dst is 64-byte aligned.
 template <class T>
 using PackB = void (*)(const T* b, std::int64_t ldb, std::int64_t kc, std::int64_t nc, T* dst);
 

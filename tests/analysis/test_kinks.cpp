@@ -1,0 +1,43 @@
+// Piecewise-linear structure of 1-D ReLU nets (analysis/kinks.h).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "analysis/kinks.h"
+
+using namespace ffn;
+
+TEST_CASE("kink_at: where a unit switches, and no kink for a zero weight") {
+    CHECK(analysis::kink_at(2, -1) == 0.5);
+    CHECK(analysis::kink_at(-4, 1) == 0.25);
+    CHECK(std::isnan(analysis::kink_at(0, 1)));
+}
+
+TEST_CASE("kink counting: from weights strictly inside and from slope changes on a grid") {
+    // Kinks at 0.3 and -0.5 inside (-2, 2); one at 3 outside; w = 0 has none.
+    CHECK(analysis::kinks_inside({1, -1, 1, 0}, {-0.3, -0.5, -3, 1}, -2, 2) == 2);
+    CHECK(analysis::kinks_inside({1}, {-2}, -2, 2) == 0);  // exactly on the boundary: not inside
+    std::vector<double> y;
+    const double dx = 4.0 / 4000;
+    for (int k = 0; k <= 4000; ++k) {
+        const double x = -2 + dx * k;
+        y.push_back(std::max(0.0, x - 0.3) + 2 * std::max(0.0, -x - 0.5));
+    }
+    CHECK(analysis::slope_changes(y, dx, 1e-6) == 2);
+}
+
+TEST_CASE("the piecewise-linear lower bound is exact where the target is piecewise linear") {
+    std::vector<double> x, y;
+    for (int i = 0; i < 101; ++i) {
+        x.push_back(-1 + 0.02 * i);
+        y.push_back(std::fabs(x.back()));
+    }
+    CHECK(analysis::piecewise_linear_lower_bound(x, y, 2) < 1e-12);  // two pieces fit |x| exactly
+    const double one = analysis::piecewise_linear_lower_bound(x, y, 1);
+    CHECK(one > 0.2);  // the best line is y = mean |x| = 0.505: RMSE ~0.29
+    CHECK(one < 0.35);
+    CHECK(analysis::piecewise_linear_lower_bound(x, y, 3) <= analysis::piecewise_linear_lower_bound(x, y, 2));
+}
+
