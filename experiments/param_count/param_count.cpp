@@ -97,8 +97,10 @@ std::vector<report::Table> run_param_count(const runner::Run& run) {
 runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema{
-        {"d", KeyType::integer, nullptr, 1.0, 65536.0, {}, "model width"},
-        {"m", KeyType::integer, nullptr, 1.0, 262144.0, {}, "hidden width of the feed-forward layer"},
+        {.path = "d", .type = KeyType::integer, .default_value = nullptr, .min = 1.0, .max = 65536.0,
+         .help = "model width"},
+        {.path = "m", .type = KeyType::integer, .default_value = nullptr, .min = 1.0, .max = 262144.0,
+         .help = "hidden width of the feed-forward layer"},
     };
     return {.name = "param_count",
             .description = "parameter counts of attention, FFN and gated FFN, from instantiated layers",
