@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "analysis/kinks.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "experiments/width_sweep/target.h"
@@ -123,15 +124,18 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     std::string plots = "plot $curves using 1:2 with lines lw 3 lc rgb 'black' title 'target'";
     for (std::size_t i = 0; i < fits.size(); ++i) {
         std::vector<double> kx, ky;
-        for (std::size_t j = 0; j < fits[i].w.size(); ++j) {
-            if (fits[i].w[j] == 0) continue;
-            const double at = -fits[i].b[j] / fits[i].w[j];
+        for (std::size_t j = 0; j < fits[i].w.size() && nn::is_piecewise_linear(fits[i].activation); ++j) {
+            const double at = analysis::kink_at(fits[i].w[j], fits[i].b[j]);
             if (at > data.lo && at < data.hi) {
                 kx.push_back(at);
                 ky.push_back(y_lo - (y_hi - y_lo) * (0.06 + 0.05 * double(i)));
             }
         }
-        plots += fmt::format(", $curves using 1:{} with lines lw 1.5 lc {} title 'm={}'", i + 3, i + 1, widths[i]);
+        // The activation in the title only when the plot holds several.
+        const bool mixed = std::any_of(fits.begin(), fits.end(), [&](const FittedNet& f) { return f.activation != fits[0].activation; });
+        const std::string label = mixed ? fmt::format("{} m={}", nn::to_string(fits[i].activation), widths[i])
+                                        : fmt::format("m={}", widths[i]);
+        plots += fmt::format(", $curves using 1:{} with lines lw 1.5 lc {} title '{}'", i + 3, i + 1, label);
         if (!kx.empty()) {
             script += data_block(fmt::format("kinks{}", i), {kx, ky});
             plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 0.6 lc {} notitle", i, i + 1);
@@ -148,11 +152,11 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     for (double x : xs) ramps[2].push_back(net.at(x));
     for (std::size_t j = 0; j < net.w.size(); ++j) {
         ramps.emplace_back();
-        for (double x : xs) ramps.back().push_back(net.v[j] * std::max(0.0, net.w[j] * x + net.b[j]));
+        for (double x : xs) ramps.back().push_back(net.unit(j, x));
     }
     const std::string ramps_svg = (std::filesystem::path(dir) / "ramps.svg").string();
-    script = header(fmt::format("the m={} fit as a sum of ramps v_j relu(w_j x + b_j), plus bias {:.3g}",
-                                           widths[pick], net.c));
+    script = header(fmt::format("the m={} {} fit as a sum of its units' contributions v_j {}(w_j x + b_j), plus bias {:.3g}",
+                                widths[pick], nn::to_string(net.activation), nn::to_string(net.activation), net.c));
     script += data_block("ramps", ramps);
     plots = "plot $ramps using 1:2 with lines lw 3 lc rgb 'black' title 'target', "
             "$ramps using 1:3 with lines lw 2.5 lc rgb 'red' title 'fit (sum)'";

@@ -80,6 +80,7 @@ FittedNet fit_one(const runner::Run& run, const FitData& data) {
     const auto m = static_cast<std::size_t>(run.integer("model.width"));
     nn::MLP<T> net({1, m, 1}, nn::parse_activation(run.string("activation")));
     FittedNet out;
+    out.activation = net.activation;
     const std::string weights = run.string("weights");
     const nn::Matrix<T> X = column<T>(data.x), Y = column<T>(data.y);
     if (!weights.empty()) {
@@ -141,9 +142,13 @@ std::vector<report::Table> run_width(const runner::Run& run) {
         .add_column("steps", ColumnType::integer)
         .add_column("status", ColumnType::text);
     const bool ok = std::isfinite(f.rmse);
-    t.add_row({ok ? Cell{f.rmse} : Cell{}, static_cast<std::int64_t>(analysis::kinks_inside(f.w, f.b, data.lo, data.hi)),
-               static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points")))),
-               static_cast<std::int64_t>(f.steps), f.status});
+    // A smooth activation has no kinks to count: n/a (null), not 0.
+    Cell kinks{}, kinks_grid{};
+    if (nn::is_piecewise_linear(f.activation)) {
+        kinks = static_cast<std::int64_t>(analysis::kinks_inside(f.w, f.b, data.lo, data.hi));
+        kinks_grid = static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points"))));
+    }
+    t.add_row({ok ? Cell{f.rmse} : Cell{}, kinks, kinks_grid, static_cast<std::int64_t>(f.steps), f.status});
     return {t};
 }
 
@@ -180,8 +185,8 @@ SeedResults collect(const std::vector<std::vector<report::Table>>& per_run, std:
         const report::Table& r = per_run[i].front();
         if (const auto x = report::as_number(r.at(0, "rmse"))) out.rmse.push_back(*x);
         else ++out.diverged;
-        out.kinks.push_back(*report::as_number(r.at(0, "kinks")));
-        out.grid.push_back(*report::as_number(r.at(0, "kinks_grid")));
+        if (const auto k = report::as_number(r.at(0, "kinks"))) out.kinks.push_back(*k);
+        if (const auto g = report::as_number(r.at(0, "kinks_grid"))) out.grid.push_back(*g);
     }
     return out;
 }
@@ -198,8 +203,10 @@ struct Promise {
 Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, double previous_median) {
     const std::vector<double>&rmse = seeds.rmse, &kinks = seeds.kinks;
     Promise p;
-    p.kinks_le_m = *std::max_element(kinks.begin(), kinks.end()) <= double(m);
-    p.median_kinks_ge_m3 = median(kinks) >= double(m - 3);
+    if (!kinks.empty()) {
+        p.kinks_le_m = *std::max_element(kinks.begin(), kinks.end()) <= double(m);
+        p.median_kinks_ge_m3 = median(kinks) >= double(m - 3);
+    }
     if (!rmse.empty()) p.rmse_median = median(rmse);
     if (const auto d = report::as_number(doc_rmse); d && !rmse.empty()) {
         p.a_seed_within_25 = std::any_of(rmse.begin(), rmse.end(), [&](double r) { return std::fabs(r - *d) <= 0.25 * *d; });
@@ -238,19 +245,27 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
     runner::add_swept_columns(plan, t);
     const bool width_swept = t.find_column("model.width").has_value();
     if (!width_swept) t.add_column("model.width", ColumnType::integer);
-    for (auto [name, type, digits] : std::vector<std::tuple<const char*, ColumnType, int>>{
+    // The document's columns, the S2 promise and its verdict exist only where
+    // the config gives the document's values (configs/activations.json gives
+    // none: no printed value, nothing to judge).
+    const bool has_document = !plan.runs.front().raw("document").empty();
+    using Columns = std::vector<std::tuple<const char*, ColumnType, int>>;
+    for (auto [name, type, digits] : Columns{
              {"seeds", ColumnType::integer, 0},
              {"rmse_median", ColumnType::real, 4},    {"rmse_min", ColumnType::real, 4},
              {"rmse_max", ColumnType::real, 4},       {"rmse_doc", ColumnType::real, 4},
              {"pwl_bound_rmse", ColumnType::real, 4}, {"kinks_median", ColumnType::real, 3},
              {"kinks_min", ColumnType::integer, 0},   {"kinks_max", ColumnType::integer, 0},
              {"kinks_doc", ColumnType::integer, 0},   {"kinks_grid_median", ColumnType::real, 3},
-             {"max_pieces", ColumnType::integer, 0},  {"diverged", ColumnType::integer, 0},
-             {"kinks<=m", ColumnType::boolean, 0},    {"median_kinks>=m-3", ColumnType::boolean, 0},
-             {"a_seed_within_25%", ColumnType::boolean, 0}, {"median_within_2.5x", ColumnType::boolean, 0},
-             {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0},
-             {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
-        t.add_column(name, type, digits);
+             {"max_pieces", ColumnType::integer, 0},  {"diverged", ColumnType::integer, 0}})
+        if (has_document || !std::string_view(name).ends_with("_doc")) t.add_column(name, type, digits);
+    if (has_document)
+        for (auto [name, type, digits] : Columns{
+                 {"kinks<=m", ColumnType::boolean, 0},    {"median_kinks>=m-3", ColumnType::boolean, 0},
+                 {"a_seed_within_25%", ColumnType::boolean, 0}, {"median_within_2.5x", ColumnType::boolean, 0},
+                 {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0},
+                 {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
+            t.add_column(name, type, digits);
 
     // The document's values belong to its protocol (the config's "protocol"
     // block): under any other target, interval, training... they are left
@@ -268,14 +283,26 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         const auto diverged = static_cast<std::int64_t>(all.diverged);
         const FitData data = make_fit_data(first);
         // The exact bound tabulates n^2 / 2 segment errors: past kPwlBoundSamples
-        // points (64 MiB, about a second) the column is left empty.
-        const Cell bound = data.x.size() <= kPwlBoundSamples
+        // points (64 MiB, about a second) the column is left empty. It bounds
+        // ReLU nets only (m + 1 pieces); other activations read n/a.
+        const bool relu = first.string("activation") == "relu";
+        const Cell bound = relu && data.x.size() <= kPwlBoundSamples
                                ? Cell{analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1)}
                                : Cell{};
         const Printed doc = document_protocol ? printed_for(first, m) : Printed{};
         auto cells = runner::swept_cells(plan, group.front());
         if (!width_swept) cells.push_back(m);
-        const double kmin = *std::min_element(kinks.begin(), kinks.end()), kmax = *std::max_element(kinks.begin(), kinks.end());
+        // Kink statistics for piecewise-linear nets; n/a (null) for smooth ones.
+        Cell kinks_median{}, kinks_min{}, kinks_max{}, grid_median{}, max_pieces{};
+        if (!kinks.empty()) {
+            const auto kmin = static_cast<std::int64_t>(*std::min_element(kinks.begin(), kinks.end()));
+            const auto kmax = static_cast<std::int64_t>(*std::max_element(kinks.begin(), kinks.end()));
+            kinks_median = median(kinks);
+            kinks_min = kmin;
+            kinks_max = kmax;
+            grid_median = median(grid);
+            max_pieces = kmax + 1;
+        }
         Cell med{}, lo{}, hi{};
         if (!rmse.empty()) {
             med = median(rmse);
@@ -308,11 +335,15 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         }
         Cell doc_kinks{};
         if (const auto k = report::as_number(doc.kinks)) doc_kinks = static_cast<std::int64_t>(*k);
-        cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, median(kinks),
-                                   static_cast<std::int64_t>(kmin), static_cast<std::int64_t>(kmax), doc_kinks, median(grid),
-                                   static_cast<std::int64_t>(kmax) + 1, diverged, whole.kinks_le_m,
-                                   whole.median_kinks_ge_m3, whole.a_seed_within_25, whole.median_within_2_5,
-                                   whole.rmse_falls, verdict, blocks, blocks_pass});
+        if (has_document)
+            cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, kinks_median,
+                                       kinks_min, kinks_max, doc_kinks, grid_median, max_pieces, diverged});
+        else
+            cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, bound, kinks_median,
+                                       kinks_min, kinks_max, grid_median, max_pieces, diverged});
+        if (has_document)
+            cells.insert(cells.end(), {whole.kinks_le_m, whole.median_kinks_ge_m3, whole.a_seed_within_25,
+                                       whole.median_within_2_5, whole.rmse_falls, verdict, blocks, blocks_pass});
         t.add_row(std::move(cells));
     }
     return {t, runs};
@@ -337,9 +368,11 @@ FitData make_fit_data(const runner::Run& run) {
     return d;
 }
 
+double FittedNet::unit(std::size_t j, double x) const { return v[j] * nn::activate(activation, w[j] * x + b[j]); }
+
 double FittedNet::at(double x) const {
     double y = c;
-    for (std::size_t j = 0; j < w.size(); ++j) y += v[j] * std::max(0.0, w[j] * x + b[j]);
+    for (std::size_t j = 0; j < w.size(); ++j) y += unit(j, x);
     return y;
 }
 
@@ -361,8 +394,8 @@ runner::ExperimentKind make() {
          .help = "evenly spaced training points, ends included"},
         {.path = "model.width", .type = KeyType::integer, .default_value = 8, .min = 1.0, .max = 1e5,
          .help = "hidden units m (sweep it)"},
-        {.path = "activation", .type = KeyType::string, .default_value = "relu", .choices = {"relu"},
-         .help = "kinks are counted for ReLU nets"},
+        {.path = "activation", .type = KeyType::string, .default_value = "relu", .choices = nn::activation_names(),
+         .help = "the hidden units' activation; kinks are counted for relu and identity, n/a for the smooth ones"},
         {.path = "init", .type = KeyType::string, .default_value = "kinks_inside", .choices = inits,
          .help = "initialisation of the net"},
         {.path = "init_std", .type = KeyType::number, .default_value = 0.02, .min = 0.0, .help = "std of init=normal"},
@@ -380,7 +413,7 @@ runner::ExperimentKind make() {
     };
     add_weight_keys(schema);
     return {.name = "width_sweep",
-            .description = "1-m-1 ReLU fits of a function over widths and seeds: RMSE, kinks, the S2 promise",
+            .description = "1-m-1 fits of a function over widths, activations and seeds: RMSE, kinks, the S2 promise",
             .schema = std::move(schema),
             .validate =
                 [](const runner::Plan& plan) {

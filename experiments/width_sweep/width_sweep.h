@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/activation.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::width_sweep {
@@ -12,14 +13,16 @@ struct FitData {
     double lo = 0, hi = 0;
 };
 
-// A trained (or loaded) 1-m-1 ReLU net: y = c + sum_j v_j relu(w_j x + b_j).
+// A trained (or loaded) 1-m-1 net: y = c + sum_j v_j act(w_j x + b_j).
 struct FittedNet {
     std::vector<double> w, b, v;
     double c = 0;
+    nn::Activation activation = nn::Activation::relu;
     double rmse = 0;
     long steps = 0;
     std::string status;
-    double at(double x) const;  // evaluated in float64
+    double at(double x) const;              // evaluated in float64
+    double unit(std::size_t j, double x) const;  // unit j's part of at(x): v_j act(w_j x + b_j)
 };
 
 FitData make_fit_data(const runner::Run& run);

@@ -38,6 +38,8 @@ std::string_view to_string(Activation a) { return name_of(a, kNames); }
 
 bool derivative_from_output(Activation a) { return a == Activation::relu || a == Activation::identity; }
 
+bool is_piecewise_linear(Activation a) { return a == Activation::relu || a == Activation::identity; }
+
 template <class T>
 T activate(Activation a, T x) {
     switch (a) {

@@ -36,4 +36,8 @@ void multiply_by_derivative(Activation a, std::span<const T> z, std::span<T> gra
 // so a layer need not keep the pre-activation.
 bool derivative_from_output(Activation a);
 
+// True for relu and identity: the activations whose networks are piecewise
+// linear in their input, so that kinks and pieces can be counted.
+bool is_piecewise_linear(Activation a);
+
 }  // namespace ffn::nn

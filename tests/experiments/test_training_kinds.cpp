@@ -135,3 +135,24 @@ TEST_CASE("width_sweep: ten-seed blocks are judged as the whole protocol is") {
     const auto three = run_config("smoke/width_small.json", {"steps=60", doc});
     CHECK(report::is_null(table(three, "width").at(0, "ten_seed_blocks")));
 }
+
+TEST_CASE("width_sweep with smooth units: no kinks to count, no bound, no verdict without a document") {
+    // width_small gives no document values.
+    const auto result = run_config("smoke/width_small.json", {"sweep.activation=[\"tanh\",\"relu\"]", "seeds=[0]"});
+    const auto& runs = table(result, "runs");
+    const auto& width = table(result, "width");
+    CHECK_FALSE(width.find_column("verdict").has_value());
+    CHECK_FALSE(width.find_column("rmse_doc").has_value());
+    for (std::size_t r = 0; r < runs.row_count(); ++r) {
+        const bool smooth = runs.at(r, "activation") == Cell{std::string("tanh")};
+        CHECK(report::is_null(runs.at(r, "kinks")) == smooth);
+        CHECK(report::is_null(runs.at(r, "kinks_grid")) == smooth);
+        CHECK(num(runs, r, "rmse") > 0);
+    }
+    for (std::size_t r = 0; r < width.row_count(); ++r) {
+        const bool smooth = width.at(r, "activation") == Cell{std::string("tanh")};
+        CHECK(report::is_null(width.at(r, "pwl_bound_rmse")) == smooth);
+        CHECK(report::is_null(width.at(r, "kinks_median")) == smooth);
+        CHECK(report::is_null(width.at(r, "max_pieces")) == smooth);
+    }
+}
