@@ -252,3 +252,41 @@ TEST_CASE("param_count: P3's layer of 4096 x 14336 with its bias, and X10's shor
         CHECK(g.at(row, "gated_matches") == Cell{d % 3 == 0});
     }
 }
+
+TEST_CASE("superposition: seed 003's readouts, the orthogonal code and the sparsity formula") {
+    const auto result = run_config("superposition.json", {"samples=20000"});
+    const auto& t = table(result, "readout");
+    auto num = [&](const report::Table& tab, std::size_t r, const char* c) { return std::get<double>(tab.at(r, c)); };
+    // float64 sums of two products with sqrt(3)/2: within 1e-15 of the exact values.
+    const double tol = 1e-15;
+    for (const char* single : {"A", "B", "C", "B at 2", "A at 0.3"}) {
+        CAPTURE(single);
+        CHECK(t.at(row_where(t, "case", text(single)), "relu_exact") == Cell{true});
+        CHECK(t.at(row_where(t, "case", text(single)), "linear_exact") == Cell{false});
+    }
+    const auto a = row_where(t, "case", text("A"));  // D^T v_A = (1, -1/2, -1/2)
+    CHECK(num(t, a, "dtr_B") == doctest::Approx(-0.5).epsilon(tol));
+    CHECK(num(t, a, "linear_A") == doctest::Approx(2.0 / 3.0).epsilon(tol));  // the pseudo-inverse undershoots
+    const auto b2 = row_where(t, "case", text("B at 2"));  // (0, 2, 0): D^T r = (-1, 2, -1)
+    CHECK(num(t, b2, "dtr_A") == doctest::Approx(-1).epsilon(tol));
+    CHECK(num(t, b2, "dtr_B") == doctest::Approx(2).epsilon(tol));
+    CHECK(num(t, b2, "dtr_C") == doctest::Approx(-1).epsilon(tol));
+    const auto ab = row_where(t, "case", text("A+B"));  // r = (1/2, sqrt 3 / 2), readout (1/2, 1/2, 0)
+    CHECK(num(t, ab, "r_2") == doctest::Approx(std::sqrt(3.0) / 2).epsilon(tol));
+    CHECK(num(t, ab, "relu_A") == doctest::Approx(0.5).epsilon(tol));
+    CHECK(num(t, ab, "relu_B") == doctest::Approx(0.5).epsilon(tol));
+    CHECK(num(t, ab, "relu_C") == 0.0);
+    const auto all = row_where(t, "case", text("A+B+C"));  // the same r as no feature at all
+    CHECK(std::fabs(num(t, all, "r_1")) < tol);
+    CHECK(std::fabs(num(t, all, "r_2")) < 1e-15);
+    CHECK(t.at(all, "relu_exact") == Cell{false});
+    const auto& o = table(result, "orthogonal");
+    for (std::size_t r = 0; r < o.row_count(); ++r) CHECK(o.at(r, "exact") == Cell{true});
+    const auto& s = table(result, "sparsity");
+    for (std::size_t r = 0; r < s.row_count(); ++r) {
+        const double p = num(s, r, "p");
+        // At most one of three active: (1-p)^3 + 3 p (1-p)^2, written out.
+        CHECK(num(s, r, "exact_probability") == doctest::Approx((1 - p) * (1 - p) * (1 - p) + 3 * p * (1 - p) * (1 - p)).epsilon(1e-14));
+        CHECK(num(s, r, "mse_relu") <= num(s, r, "mse_linear"));  // what the ReLU buys, at every p
+    }
+}
