@@ -290,3 +290,24 @@ TEST_CASE("superposition: seed 003's readouts, the orthogonal code and the spars
         CHECK(num(s, r, "mse_relu") <= num(s, r, "mse_linear"));  // what the ReLU buys, at every p
     }
 }
+
+TEST_CASE("privileged_basis: ReLU commutes with permutations and positive scalings only") {
+    const auto result = run_config("privileged_basis.json", {"dtype=float64", "tokens=20"});
+    auto num = [&](const report::Table& tab, std::size_t r, const char* c) { return std::get<double>(tab.at(r, c)); };
+    const auto& h = table(result, "by_hand");
+    const auto last = row_where(h, "step", text("relu(R x) - R relu(x)"));
+    // relu(R (1, -1)) = (sqrt 2, 0); R relu((1, -1)) = (1, 1)/sqrt 2.
+    CHECK(num(h, last, "v_1") == doctest::Approx(std::sqrt(2.0) - 1 / std::sqrt(2.0)).epsilon(1e-15));
+    CHECK(num(h, last, "v_2") == doctest::Approx(-1 / std::sqrt(2.0)).epsilon(1e-15));
+    const auto& c = table(result, "commutes");
+    CHECK(num(c, row_where(c, "kind", text("permutation")), "max_abs_difference") == 0.0);
+    CHECK(num(c, row_where(c, "kind", text("positive_diagonal")), "max_abs_difference") == 0.0);
+    CHECK(num(c, row_where(c, "kind", text("negative_diagonal")), "max_abs_difference") > 0.1);
+    CHECK(num(c, row_where(c, "kind", text("rotation")), "max_abs_difference") > 0.1);
+    const auto& m = table(result, "mlp");
+    // Rounding only: float64 sums over 256 hidden units, relative 1e-12 (the claims list's bound).
+    CHECK(num(m, row_where(m, "kind", text("permutation")), "relative_change") < 1e-12);
+    CHECK(num(m, row_where(m, "kind", text("positive_diagonal")), "relative_change") < 1e-12);
+    CHECK(num(m, row_where(m, "kind", text("negative_diagonal")), "relative_change") > 0.1);
+    CHECK(num(m, row_where(m, "kind", text("rotation")), "relative_change") > 0.1);
+}
