@@ -311,3 +311,36 @@ TEST_CASE("privileged_basis: ReLU commutes with permutations and positive scalin
     CHECK(num(m, row_where(m, "kind", text("negative_diagonal")), "relative_change") > 0.1);
     CHECK(num(m, row_where(m, "kind", text("rotation")), "relative_change") > 0.1);
 }
+
+TEST_CASE("gated_forms: absorption holds, and the symmetries break exactly where seed 004 says") {
+    const auto result = run_config("gated_forms.json");
+    auto num = [&](const report::Table& tab, std::size_t r, const char* c) { return std::get<double>(tab.at(r, c)); };
+    const auto& a = table(result, "absorption");
+    for (std::size_t r = 0; r < a.row_count(); ++r) CHECK(a.at(r, "agrees") == Cell{true});
+    // N5 and N6: the observed zero / non-zero pattern is the theory's, row by row.
+    for (const char* name : {"symmetry", "hand"}) {
+        const auto& t = table(result, name);
+        REQUIRE(t.row_count() > 0);
+        for (std::size_t r = 0; r < t.row_count(); ++r) CHECK(t.at(r, "agrees") == Cell{true});
+    }
+    // N6 by hand: a = x.q = 1, b = x.k = -2. Phi(1), Phi(2) from Python's math.erfc.
+    const double phi1 = 0.8413447460685429, phi2 = 0.9772498680518208;
+    const auto& h = table(result, "hand");
+    auto row = [&](const char* form, const char* act, const char* how) {
+        for (std::size_t r = 0; r < h.row_count(); ++r)
+            if (h.at(r, "dtype") == text("float64") && h.at(r, "form") == text(form) && h.at(r, "activation") == text(act) &&
+                h.at(r, "transformation") == text(how))
+                return r;
+        FAIL("no row");
+        return std::size_t{0};
+    };
+    CHECK(num(h, row("gated", "gelu", "scale 2"), "output") == doctest::Approx(-2 * phi1).epsilon(1e-6));  // gelu(1) b
+    CHECK(num(h, row("gated", "gelu", "scale 2"), "max_abs_change") == doctest::Approx(2 * (phi2 - phi1)).epsilon(1e-6));
+    CHECK(num(h, row("gated", "relu", "swap q and k"), "max_abs_change") == doctest::Approx(2).epsilon(1e-12));
+    CHECK(num(h, row("gated", "relu", "scale 2"), "max_abs_change") == 0.0);
+    CHECK(num(h, row("bilinear", "silu", "swap q and k"), "output") == doctest::Approx(-2 / (1 + std::exp(2.0))).epsilon(1e-6));
+    const auto& s = table(result, "storage");
+    CHECK(s.at(row_where(s, "form", text("rank-1 bilinear")), "parameters") == i64(3 * 768 * 3072));
+    CHECK(s.at(row_where(s, "form", text("gated MLP")), "parameters") == i64(3 * 768 * 3072));
+    CHECK(s.at(row_where(s, "form", text("per-pair Q_j, before absorbing")), "parameters") == i64(3072LL * 768 * 768 + 2 * 768 * 3072));
+}
