@@ -202,7 +202,8 @@ runner::ExperimentKind make() {
     return {.name = "abs_construction",
             .description = "seed 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
             .schema = std::move(schema),
-            .run = run_abs};
+            .run = run_abs,
+            .random = false};
 }
 
 }  // namespace ffn::experiments::abs_construction

@@ -182,7 +182,8 @@ runner::ExperimentKind make() {
     return {.name = "activations",
             .description = "the library's activations: values, least values and where, limits, zeros, gelu vs gelu_tanh",
             .schema = std::move(schema),
-            .run = run_activations};
+            .run = run_activations,
+            .random = false};
 }
 
 }  // namespace ffn::experiments::activations

@@ -162,7 +162,8 @@ runner::ExperimentKind make() {
                         return 8.0 * 4 * (std::exp2(L + static_cast<double>(r.integer("grid_refine"))) + 1) * std::exp2(L);
                     });
                 },
-            .run = run_depth};
+            .run = run_depth,
+            .random = false};
 }
 
 }  // namespace ffn::experiments::depth_vs_width

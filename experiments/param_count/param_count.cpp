@@ -114,7 +114,8 @@ runner::ExperimentKind make() {
                         return 4.0 * std::max(4 * d * d, 2 * d * m + d + m);
                     });
                 },
-            .run = run_param_count};
+            .run = run_param_count,
+            .random = false};
 }
 
 }  // namespace ffn::experiments::param_count

@@ -126,7 +126,8 @@ runner::ExperimentKind make() {
     return {.name = "residual_ablation",
             .description = "seed 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
             .schema = std::move(schema),
-            .run = run_ablation};
+            .run = run_ablation,
+            .random = false};
 }
 
 }  // namespace ffn::experiments::residual_ablation

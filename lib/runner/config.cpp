@@ -43,10 +43,11 @@ Json expand_seed_range(const Json& seeds, const std::string& where) {
     return out;
 }
 
-Schema with_common_keys(const Schema& kind) {
-    Schema s = kind;
+Schema with_common_keys(const ExperimentKind& kind) {
+    Schema s = kind.schema;
     if (!s.find("seeds"))
-        s.add({"seeds", KeyType::int_list, Json::array({0}), 0.0, std::nullopt, {}, "random seeds, one run each"});
+        s.add({"seeds", KeyType::int_list, Json::array({0}), 0.0, std::nullopt, {},
+               kind.random ? "random seeds, one run each" : "unused: this kind draws nothing at random (one seed at most)"});
     if (!s.find("dtype"))
         s.add({"dtype", KeyType::string, "float64", std::nullopt, std::nullopt, {"float32", "float64"}, "scalar type"});
     return s;
@@ -60,7 +61,7 @@ report::Table key_table(const ExperimentKind& kind) {
         .add_column("accepts", report::ColumnType::text)
         .add_column("default", report::ColumnType::text)
         .add_column("help", report::ColumnType::text);
-    const Schema schema = with_common_keys(kind.schema);
+    const Schema schema = with_common_keys(kind);
     for (const auto& k : schema.keys())
         t.add_row({"`" + k.path + "`", report::Cell(accepted_values(k)),
                    report::Cell(k.default_value.is_null() ? std::string("required") : "`" + k.default_value.dump() + "`"),
@@ -256,7 +257,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         if (auto guess = did_you_mean(kind_name, names)) msg += " (did you mean '" + *guess + "'?)";
         throw Error(msg + "; `ffn-lab list` shows the kinds");
     }
-    const Schema schema = with_common_keys(plan.kind->schema);
+    const Schema schema = with_common_keys(*plan.kind);
     plan.source = source;
     if (root.contains("description")) {
         if (!root["description"].is_string()) throw Error(source + ": key 'description': expected a string");
@@ -336,6 +337,8 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     plan.seeds = resolved["seeds"].get<std::vector<std::uint64_t>>();
     if (std::set<std::uint64_t>(plan.seeds.begin(), plan.seeds.end()).size() != plan.seeds.size())
         throw Error(source + ": key 'seeds': the list repeats a seed");
+    if (!plan.kind->random && plan.seeds.size() > 1)
+        throw Error(source + ": key 'seeds': " + kind_name + " draws nothing at random, so every seed would repeat one run; give one seed at most");
     for (const auto& a : axes) plan.swept_keys.insert(plan.swept_keys.end(), a.keys.begin(), a.keys.end());
     if (plan.seeds.size() > 1) plan.swept_keys.push_back("seed");
 

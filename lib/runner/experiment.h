@@ -53,6 +53,9 @@ struct ExperimentKind {
     std::optional<SeedStatistics> seed_statistics = {};
     // True when runs write their models under run.artifacts (sweep --save-weights).
     bool saves_weights = false;
+    // False for kinds whose runs draw nothing at random: every seed would
+    // repeat the same run, so a config may name one seed at most.
+    bool random = true;
     // Optional figures for `sweep --plot DIR`, from the plan and its final tables.
     std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&)> plot = {};
 };
