@@ -105,7 +105,6 @@ TEST_CASE("schedules: warmup ramps linearly and cosine ends at min_lr") {
 }
 
 TEST_CASE("an unknown optimizer is an error naming the choices") {
-    Scalar s;
     CHECK_THROWS_WITH(ffn::train::parse_optimizer("adagrad"), doctest::Contains("unknown optimizer 'adagrad' (expected one of: sgd, adam, adamw)"));
     CHECK(ffn::train::parse_optimizer("adamw") == ffn::train::OptimizerKind::adamw);
 }
