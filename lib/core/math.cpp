@@ -73,7 +73,7 @@ double pi_minus(double t) { return (2 * kPiOver2Pair[0] - t) + 2 * kPiOver2Pair[
 double exp(double x) { return kernels::exp(x); }
 
 double expm1(double x) {
-    if (std::isnan(x)) return x;
+    if (std::isnan(x) || x == 0) return x;  // keeps -0
     if (std::fabs(x) <= 0.5 * kLn2Pair[0]) return expm1_reduced(x);
     if (x < -40) return -1;  // exp(-40) < 2^-57: -1 to the last bit
     if (x > 710) return kInf;
@@ -189,6 +189,7 @@ double tan(double x) {
 double atan(double x) {
     if (std::isnan(x)) return x;
     double a = std::fabs(x);
+    if (a < 0x1p-27) return x;  // x^3/3 is below half a unit; the halvings below would lose subnormals' bits
     const bool inverted = a > 1;
     if (inverted) a = 1 / a;
     // Twice atan(a) = 2 atan(a / (1 + sqrt(1 + a^2))): |a| <= tan(pi/16).

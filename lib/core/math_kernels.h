@@ -6,6 +6,11 @@
 // which is these same lines; so activations have the same bits whatever the
 // vector width. (Compile loops over them with -fno-trapping-math, or GCC
 // will not turn the selects into blends.)
+//
+// Internal linkage on purpose, as in gemm/kernels/tile_kernel.h: this header
+// is compiled into nn/activation_avx2.cpp with -mavx2, and an inline
+// function with external linkage could have that AVX2 copy picked by the
+// linker for every file, which a CPU without AVX2 cannot run.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +18,7 @@
 #include "core/math_constants.inc"
 
 namespace ffn::math::kernels {
+namespace {
 
 // c[0] + x (c[1] + x (c[2] + ...)), unrolled at compile time.
 template <std::size_t N, std::size_t I = 0>
@@ -67,8 +73,9 @@ inline double tanh(double x) {
     const auto [r, k] = reduce_ln2(2 * a);
     const double two_k = power_of_two(k);
     const double t = two_k * expm1_reduced(r) + (two_k - 1);
-    const double y = t / (t + 2);
-    return x != x ? x : (x < 0 ? -y : y);
+    const double y = t / (t + 2);  // >= 0: x's sign bit put on it keeps tanh(-0) = -0
+    const double signed_y = std::bit_cast<double>(std::bit_cast<std::uint64_t>(y) | (std::bit_cast<std::uint64_t>(x) & (1ull << 63)));
+    return x != x ? x : signed_y;
 }
 
 // exp(-a^2) for 0 <= a <= 28, with a^2 split exactly into hi + lo
@@ -102,6 +109,9 @@ inline ErfcAndGaussian erfc_and_gaussian(double x) {
 
 inline double erfc(double x) { return erfc_and_gaussian(x).erfc; }
 
+// Below x = -709.78 exp(-x) overflows and this is 0, where the true value
+// is below 1e-308.
 inline double sigmoid(double x) { return 1 / (1 + exp(-x)); }
 
+}  // namespace
 }  // namespace ffn::math::kernels

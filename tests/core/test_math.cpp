@@ -139,6 +139,10 @@ TEST_CASE("ffn::math gives the exact answers where there is one") {
     CHECK(m::atan2(inf, -inf) == std::atan2(inf, -inf));
     CHECK(m::acos(-1) == std::acos(-1));
     CHECK(m::tanh(30) == 1);
+    CHECK(std::signbit(m::tanh(-0.0)));   // signed zeros kept, as C's Annex F asks
+    CHECK(std::signbit(m::expm1(-0.0)));
+    CHECK(m::atan(5e-324) == 5e-324);     // the least subnormal survives
+    CHECK(m::atan(-1.5e-323) == -1.5e-323);
     CHECK(m::erf(0) == 0);
     CHECK(m::erf(10) == 1);
     CHECK(m::erfc(30) == 0);
