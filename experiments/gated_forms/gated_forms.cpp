@@ -300,10 +300,13 @@ std::vector<report::Table> run_gated_forms(const runner::Run& run) {
 runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema;
-    schema.add({.path = "d", .type = KeyType::integer, .default_value = 16, .min = 1.0, .max = 512.0, .help = "model width"});
-    schema.add({.path = "m", .type = KeyType::integer, .default_value = 32, .min = 1.0, .max = 4096.0, .help = "hidden width d_ff"});
-    schema.add({.path = "tokens", .type = KeyType::integer, .default_value = 10, .min = 1.0, .max = 1e5, .help = "N(0,1) input tokens"});
-    schema.add({.path = "rank", .type = KeyType::integer, .default_value = 3, .min = 1.0, .max = 64.0,
+    // The document's sides are written out term by term (tokens x m x d^2 x
+    // rank work, m d^2 numbers for the per-unit Q_j): sizes for identities,
+    // not for scale, so that no setting runs for minutes or needs gigabytes.
+    schema.add({.path = "d", .type = KeyType::integer, .default_value = 16, .min = 1.0, .max = 64.0, .help = "model width"});
+    schema.add({.path = "m", .type = KeyType::integer, .default_value = 32, .min = 1.0, .max = 256.0, .help = "hidden width d_ff"});
+    schema.add({.path = "tokens", .type = KeyType::integer, .default_value = 10, .min = 1.0, .max = 1000.0, .help = "N(0,1) input tokens"});
+    schema.add({.path = "rank", .type = KeyType::integer, .default_value = 3, .min = 1.0, .max = 8.0,
                 .help = "R of the rank-R bilinear form"});
     schema.add({.path = "activation", .type = KeyType::string, .default_value = "gelu", .choices = nn::activation_names(),
                 .help = "the activation of the absorption identities"});

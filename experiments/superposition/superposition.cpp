@@ -166,7 +166,7 @@ runner::ExperimentKind make() {
     schema.add({.path = "probabilities", .type = KeyType::number_list,
                 .default_value = Json::parse("[0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1]"),
                 .help = "each feature's probability of being active, one sparsity row each"});
-    schema.add({.path = "samples", .type = KeyType::integer, .default_value = 1000000, .min = 1.0, .max = 1e9,
+    schema.add({.path = "samples", .type = KeyType::integer, .default_value = 1000000, .min = 1.0, .max = 1e8,
                 .help = "Monte Carlo inputs per probability"});
     return {.name = "superposition",
             .description = "3 features in 2 dimensions: the ReLU readout, the orthogonal code, the sparsity trade-off",
