@@ -112,7 +112,10 @@ report::Table orthogonal_table() {
 }
 
 // X11: exact recovery iff at most one feature is active.
-double exact_probability(double p) { return std::pow(1 - p, 3) + 3 * p * std::pow(1 - p, 2); }
+double exact_probability(double p) {
+    const double q = 1 - p;  // products, not std::pow: the C library's bits differ between CPUs
+    return q * q * q + 3 * p * q * q;
+}
 
 report::Table sparsity_table(const runner::Run& run) {
     const auto samples = run.integer("samples");
