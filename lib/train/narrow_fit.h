@@ -1,0 +1,49 @@
+#pragma once
+// Many small models trained as one computation: 1-m-1 MLPs (one input, one
+// hidden layer of m units with biases, one output), all of the same width
+// and activation, fitted to the same samples by full-batch MSE steps. The
+// width sweep trains a hundred seeds of one width this way.
+//
+// Instances sit in the lanes of a vector register (kNarrowLanes of them per
+// block), so that a width of 2 fills the register instead of 2 of its
+// lanes, and nothing of the [samples, m] activations is kept beyond one
+// sample. Every lane computes what one instance alone computes, in the same
+// order: training a net in a batch gives it the same bits as training it
+// alone (train/narrow_kernel.h states the order). The optimizer is the
+// library's own, over the flat block of all instances' parameters, so
+// every update formula of train::Optimizer applies unchanged.
+//
+// The arithmetic differs from train::fit on the same MLP (whose gemm calls
+// sum in other orders): the two agree to rounding, not to the bit.
+#include <span>
+#include <vector>
+
+#include "nn/mlp.h"
+#include "train/fit.h"
+#include "train/optimizer.h"
+
+namespace ffn::train {
+
+inline constexpr std::size_t kNarrowLanes = 8;
+
+// Trains each net of `nets` from its current weights on (x, y): the steps,
+// record spacing, early stop and schedule of `spec` (full batch, MSE; a
+// minibatch or another loss is refused), the optimizer of `optimizer`.
+// A net that diverges keeps its weights from before the step whose loss
+// was not finite, as train::fit leaves them. Returns one record per net.
+template <class T>
+std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,
+                                  std::span<const T> x, std::span<const T> y, const FitSpec& spec);
+
+// The kernel's arguments (train/narrow_kernel.h): `blocks` blocks of
+// kNarrowLanes instances.
+template <class T>
+struct NarrowPass {
+    nn::Activation activation;
+    std::size_t width = 0, samples = 0, blocks = 0;
+    const T *x = nullptr, *target = nullptr, *params = nullptr;
+    T *grads = nullptr, *residual_buf = nullptr;  // residual_buf: samples x kNarrowLanes
+    double* squared_error = nullptr;  // blocks x kNarrowLanes
+};
+
+}  // namespace ffn::train
