@@ -106,7 +106,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     std::vector<std::int64_t> widths;
     for (const auto& group : runner::seed_groups(plan)) {
         const runner::Run& run = plan.runs[median_run(group, *runs)];
-        fits.push_back(fit_width_run(run, make_fit_data(run)));
+        fits.push_back(fit_width_runs(std::span(&run, 1), make_fit_data(run)).front());
         widths.push_back(run.integer("model.width"));
     }
 

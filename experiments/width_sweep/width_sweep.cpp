@@ -26,6 +26,7 @@
 #include "nn/weights.h"
 #include "runner/experiment.h"
 #include "train/fit.h"
+#include "train/narrow_fit.h"
 
 namespace ffn::experiments::width_sweep {
 
@@ -75,46 +76,71 @@ void save_run(const runner::Run& run, nn::MLP<T>& net, const std::string& stage,
     }
 }
 
+// A run's net before training: loaded from its weights file, or
+// initialised from streams keyed by what they depend on (changing lr or
+// steps keeps the init).
 template <class T>
-FittedNet fit_one(const runner::Run& run, const FitData& data) {
+nn::MLP<T> initial_net(const runner::Run& run, const FitData& data) {
     const auto m = static_cast<std::size_t>(run.integer("model.width"));
     nn::MLP<T> net({1, m, 1}, nn::parse_activation(run.string("activation")));
+    if (!run.string("weights").empty()) {
+        nn::load_weights(run.string("weights"), net, weight_names(run), torch_sequential_names());
+        return net;
+    }
+    Rng init = Rng::stream(run.seed, fnv1a64(fmt::format("width={} init={}", m, run.string("init"))), "init");
+    if (run.string("init") == "kinks_inside") init_kinks_inside(net, init, data.lo, data.hi);
+    else nn::initialize(net, {nn::parse_init_scheme(run.string("init")), run.number("init_std")}, init);
+    if (!run.artifacts.empty()) save_run(run, net, "initial", data);
+    return net;
+}
+
+template <class T>
+FittedNet fitted(nn::MLP<T>& net, const FitData& data) {
     FittedNet out;
     out.activation = net.activation;
-    const std::string weights = run.string("weights");
-    const nn::Matrix<T> X = column<T>(data.x), Y = column<T>(data.y);
-    if (!weights.empty()) {
-        nn::load_weights(weights, net, weight_names(run), torch_sequential_names());
-        out.status = "loaded";
-    } else {
-        // Streams keyed by what they depend on: changing lr or steps keeps the init.
-        Rng init = Rng::stream(run.seed, fnv1a64(fmt::format("width={} init={}", m, run.string("init"))), "init");
-        if (run.string("init") == "kinks_inside") init_kinks_inside(net, init, data.lo, data.hi);
-        else nn::initialize(net, {nn::parse_init_scheme(run.string("init")), run.number("init_std")}, init);
-        if (!run.artifacts.empty()) save_run(run, net, "initial", data);
-        train::Optimizer<T> opt(net.parameters(), {train::parse_optimizer(run.string("optimizer")), run.number("lr")});
-        train::FitSpec spec;
-        spec.steps = run.integer("steps");
-        spec.record_every = spec.steps;
-        Rng shuffle = Rng::stream(run.seed, 0, "shuffle");
-        const auto record = train::fit(net, opt, X, Y, spec, shuffle);
-        out.status = record.status;
-        out.steps = record.steps_done;
-        if (!run.artifacts.empty()) save_run(run, net, "final", data);
-    }
+    const std::size_t m = net.layers[0].out_features();
     for (std::size_t j = 0; j < m; ++j) {
         out.w.push_back(static_cast<double>(net.layers[0].weight(j, 0)));
         out.b.push_back(static_cast<double>(net.layers[0].bias(j)));
         out.v.push_back(static_cast<double>(net.layers[1].weight(0, j)));
     }
     out.c = static_cast<double>(net.layers[1].bias(0));
-    const nn::Matrix<T> pred = net.forward_with_hook(X);
+    const nn::Matrix<T> pred = net.forward_with_hook(column<T>(data.x));
     double sse = 0;
     for (std::size_t i = 0; i < data.x.size(); ++i) {
         const double e = static_cast<double>(pred(i, 0)) - data.y[i];
         sse += e * e;
     }
     out.rmse = std::sqrt(sse / static_cast<double>(data.x.size()));
+    return out;
+}
+
+// Runs that differ only in their seed share the data and the shape, so
+// their nets train together, one per vector lane (train::fit_narrow): each
+// gets the bits it would get alone.
+template <class T>
+std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const FitData& data) {
+    std::vector<nn::MLP<T>> nets;
+    for (const auto& run : runs) nets.push_back(initial_net<T>(run, data));
+    std::vector<nn::MLP<T>*> trained;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].string("weights").empty()) trained.push_back(&nets[i]);
+    const runner::Run& first = runs.front();
+    train::FitSpec spec;
+    spec.steps = first.integer("steps");
+    spec.record_every = spec.steps;
+    const std::vector<T> x(data.x.begin(), data.x.end()), y(data.y.begin(), data.y.end());
+    const auto records = train::fit_narrow<T>(trained, {train::parse_optimizer(first.string("optimizer")), first.number("lr")}, x, y, spec);
+    std::vector<FittedNet> out;
+    for (std::size_t i = 0, k = 0; i < runs.size(); ++i) {
+        const bool loaded = !runs[i].string("weights").empty();
+        if (!loaded && !runs[i].artifacts.empty()) save_run(runs[i], nets[i], "final", data);
+        FittedNet f = fitted(nets[i], data);
+        f.status = loaded ? "loaded" : records[k].status;
+        f.steps = loaded ? 0 : records[k].steps_done;
+        k += loaded ? 0 : 1;
+        out.push_back(std::move(f));
+    }
     return out;
 }
 
@@ -132,9 +158,7 @@ int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
     return analysis::slope_changes(y, dx, std::max(1e-7 * scale, 1e-9));
 }
 
-std::vector<report::Table> run_width(const runner::Run& run) {
-    const FitData data = make_fit_data(run);
-    const FittedNet f = fit_width_run(run, data);
+std::vector<report::Table> run_table(const runner::Run& run, const FitData& data, const FittedNet& f) {
     report::Table t("run");
     t.add_column("rmse", ColumnType::real, 4)
         .add_column("kinks", ColumnType::integer)
@@ -150,6 +174,14 @@ std::vector<report::Table> run_width(const runner::Run& run) {
     }
     t.add_row({ok ? Cell{f.rmse} : Cell{}, kinks, kinks_grid, static_cast<std::int64_t>(f.steps), f.status});
     return {t};
+}
+
+std::vector<std::vector<report::Table>> run_width_batch(std::span<const runner::Run> runs) {
+    const FitData data = make_fit_data(runs.front());
+    const std::vector<FittedNet> nets = fit_width_runs(runs, data);
+    std::vector<std::vector<report::Table>> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(run_table(runs[i], data, nets[i]));
+    return out;
 }
 
 // The document's printed values for a width, when it prints any.
@@ -376,8 +408,8 @@ double FittedNet::at(double x) const {
     return y;
 }
 
-FittedNet fit_width_run(const runner::Run& run, const FitData& data) {
-    return run.is_float64() ? fit_one<double>(run, data) : fit_one<float>(run, data);
+std::vector<FittedNet> fit_width_runs(std::span<const runner::Run> runs, const FitData& data) {
+    return runs.front().is_float64() ? fit_together<double>(runs, data) : fit_together<float>(runs, data);
 }
 
 runner::ExperimentKind make() {
@@ -429,7 +461,8 @@ runner::ExperimentKind make() {
                     if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");
                 },
-            .run = run_width,
+            .run = [](const runner::Run& run) { return run_width_batch(std::span(&run, 1)).front(); },
+            .run_batch = run_width_batch,
             .aggregate = aggregate_width,
             .saves_weights = true,
             .plot = plot_width_sweep};

@@ -1,5 +1,6 @@
 #pragma once
 // Pieces of the width sweep shared with its plots.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ struct FittedNet {
 };
 
 FitData make_fit_data(const runner::Run& run);
-FittedNet fit_width_run(const runner::Run& run, const FitData& data);
+// Trains (or loads) the nets of runs that differ only in their seed, all at
+// once; each gets what it would get alone.
+std::vector<FittedNet> fit_width_runs(std::span<const runner::Run> runs, const FitData& data);
 runner::ExperimentKind make();
 
 }  // namespace ffn::experiments::width_sweep

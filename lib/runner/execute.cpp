@@ -154,21 +154,40 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     std::vector<std::vector<report::Table>> per_run(plan.runs.size());
     std::mutex progress_mutex;
     std::size_t done = 0;
-    pool.parallel_for(plan.runs.size(), [&](std::size_t i) {
+    // The units of work: single runs, or for a kind that batches, slices of
+    // seed groups. Runs are independent, so the slicing changes no number.
+    std::vector<std::vector<std::size_t>> units;
+    if (plan.kind->run_batch) {
+        for (const auto& group : seed_groups(plan))
+            for (std::size_t k = 0; k < group.size(); k += std::max<std::size_t>(1, plan.kind->batch_runs))
+                units.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(k),
+                                   group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), k + std::max<std::size_t>(1, plan.kind->batch_runs))));
+    } else {
+        for (std::size_t i = 0; i < plan.runs.size(); ++i) units.push_back({i});
+    }
+    pool.parallel_for(units.size(), [&](std::size_t u) {
+        const std::vector<std::size_t>& unit = units[u];
         try {
-            if (options.artifacts.empty()) {
-                per_run[i] = plan.kind->run(plan.runs[i]);
+            std::vector<Run> runs;
+            for (std::size_t i : unit) {
+                runs.push_back(plan.runs[i]);
+                runs.back().artifacts = options.artifacts;
+            }
+            if (plan.kind->run_batch) {
+                auto tables = plan.kind->run_batch(runs);
+                for (std::size_t k = 0; k < unit.size(); ++k) per_run[unit[k]] = std::move(tables[k]);
             } else {
-                Run run = plan.runs[i];
-                run.artifacts = options.artifacts;
-                per_run[i] = plan.kind->run(run);
+                per_run[unit.front()] = plan.kind->run(runs.front());
             }
         } catch (const Error& e) {
-            throw Error(plan.source + ": run " + std::to_string(i + 1) + ": " + e.what(), e.code());
+            const std::string which = unit.size() == 1 ? "run " + std::to_string(unit.front() + 1)
+                                                       : fmt::format("runs {}-{}", unit.front() + 1, unit.back() + 1);
+            throw Error(plan.source + ": " + which + ": " + e.what(), e.code());
         }
         if (options.on_progress) {
             std::lock_guard lock(progress_mutex);
-            options.on_progress(++done, plan.runs.size());
+            done += unit.size();
+            options.on_progress(done, plan.runs.size());
         }
     });
 

@@ -6,6 +6,7 @@
 // own `aggregate` when it judges more than columns.
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct ExperimentKind {
     // called concurrently from several threads. run.artifacts, when set, is
     // a folder for files the run may write (sweep --save-weights).
     std::function<std::vector<report::Table>(const Run&)> run = {};
+    // Optional: computes several runs that differ only in their seed at
+    // once (a kind that trains many small models as one computation). Must
+    // return, for each run, exactly what `run` returns for it alone. The
+    // runner hands it at most `batch_runs` runs of one seed group at a time.
+    std::function<std::vector<std::vector<report::Table>>(std::span<const Run>)> run_batch = {};
+    std::size_t batch_runs = 8;
     // Joins the runs' tables (per_run[i] belongs to plan.runs[i]). Empty: the
     // seed statistics below when declared, else the default, which
     // concatenates same-named tables with the swept values as leading columns.
