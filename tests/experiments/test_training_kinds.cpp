@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "experiments/glu_variants/glu_variants.h"
 #include "experiments/run_config.h"
 
 using namespace ffn;
@@ -155,4 +156,41 @@ TEST_CASE("width_sweep with smooth units: no kinks to count, no bound, no verdic
         CHECK(report::is_null(width.at(r, "kinks_median")) == smooth);
         CHECK(report::is_null(width.at(r, "max_pieces")) == smooth);
     }
+}
+
+TEST_CASE("width_sweep: a seed trained among others has the numbers it has alone") {
+    const auto together = run_config("smoke/width_small.json");
+    const auto alone = run_config("smoke/width_small.json", {"seeds=[1]"});
+    const auto &all = table(together, "runs"), &one = table(alone, "runs");
+    REQUIRE(one.row_count() == 2);
+    for (std::size_t r = 0; r < one.row_count(); ++r) {
+        const std::size_t same = 3 * r + 1;  // seed 1 of the same width
+        CHECK(all.at(same, "seed") == one.at(r, "seed"));
+        CHECK(all.at(same, "rmse") == one.at(r, "rmse"));  // bit for bit: the lanes never mix
+        CHECK(all.at(same, "kinks") == one.at(r, "kinks"));
+    }
+}
+
+TEST_CASE("glu_variants: every model gets the most hidden units its budget buys") {
+    using experiments::glu_variants::hidden_width;
+    // Weights per hidden unit at d = 32, no biases: 2d for the plain MLP
+    // (up row, down column), 3d for a gated one (gate, up, down), (2R + 1)d
+    // for seed 004's rank-R form (R query rows, R key rows, down).
+    CHECK(hidden_width("mlp_relu", 32, 8192) == 8192 / 64);
+    CHECK(hidden_width("swiglu", 32, 8192) == 8192 / 96);
+    CHECK(hidden_width("bilinear", 32, 8192) == 8192 / 96);
+    CHECK(hidden_width("form_rank1", 32, 8192) == 8192 / 96);
+    CHECK(hidden_width("form_rank2", 32, 8192) == 8192 / 160);
+    const auto result = run_config("glu_variants.json", {"seeds=[0]", "steps=30", "train_tokens=256"});
+    const auto& t = table(result, "variants");
+    REQUIRE(t.row_count() == 18);
+    for (std::size_t r = 0; r < t.row_count(); ++r) {
+        // Counted from the instantiated modules: each within one unit's
+        // weights (at most 160) of the budget, never over it.
+        CHECK(num(t, r, "params") <= 8192);
+        CHECK(num(t, r, "params") > 8192 - 160);
+        CHECK(std::isfinite(num(t, r, "test_nmse_median")));
+    }
+    CHECK_THROWS_WITH(run_config("glu_variants.json", {"budget=100", "seeds=[0]"}),
+                      doctest::Contains("key 'budget': 100 weights buy no hidden unit of 'form_rank2' at d = 32"));
 }

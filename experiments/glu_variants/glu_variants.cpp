@@ -1,0 +1,296 @@
+// glu_variants: plain MLPs, the GLU family and seed 004's bilinear forms at
+// one parameter budget, trained on two fixed synthetic regression tasks
+// (claim S5; the empirical study seed 004 leaves open). Every model is a
+// library module (MLP, GatedMLP, BilinearMLP) trained by train::fit with
+// minibatch Adam; what varies between runs of one task is the model and the
+// seed (its initialisation and its minibatch order), never the data.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "experiments/glu_variants/glu_variants.h"
+#include "experiments/support/run.h"
+#include "nn/init.h"
+#include "nn/mlp.h"
+#include "runner/experiment.h"
+#include "train/fit.h"
+#include "train/loss.h"
+
+namespace ffn::experiments::glu_variants {
+
+namespace {
+
+using report::Cell;
+using report::ColumnType;
+
+const std::vector<std::string> kTasks = {"teacher", "products"};
+
+// What a model's hidden unit costs in weights (no biases anywhere): the
+// plain MLP's up and down rows, the gated MLP's gate, up and down rows, the
+// rank-R form's R query rows, R key rows and one down row.
+struct Shape {
+    enum class Family { mlp, gated, form } family;
+    nn::Activation activation;
+    std::size_t rank = 0;
+    std::size_t weights_per_unit(std::size_t d) const {
+        switch (family) {
+            case Family::mlp: return 2 * d;
+            case Family::gated: return 3 * d;
+            case Family::form: return (2 * rank + 1) * d;
+        }
+        return 0;
+    }
+};
+
+Shape shape_of(const std::string& model, nn::Activation form_activation) {
+    using F = Shape::Family;
+    if (model == "mlp_relu") return {F::mlp, nn::Activation::relu};
+    if (model == "mlp_gelu") return {F::mlp, nn::Activation::gelu};
+    if (model == "form_rank1") return {F::form, form_activation, 1};
+    if (model == "form_rank2") return {F::form, form_activation, 2};
+    return {F::gated, nn::gated_variant_activation(model)};
+}
+
+template <class T>
+std::unique_ptr<nn::Module<T>> build(const Shape& s, std::size_t d, std::size_t hidden) {
+    switch (s.family) {
+        case Shape::Family::mlp: return std::make_unique<nn::MLP<T>>(std::vector<std::size_t>{d, hidden, d}, s.activation, false);
+        case Shape::Family::gated: return std::make_unique<nn::GatedMLP<T>>(d, hidden, s.activation);
+        case Shape::Family::form: return std::make_unique<nn::BilinearMLP<T>>(d, hidden, s.rank, s.activation);
+    }
+    return nullptr;
+}
+
+template <class T>
+struct Task {
+    nn::Matrix<T> x_train, y_train, x_test, y_test;
+    double test_variance = 0;  // mean over outputs of the test targets' variance
+};
+
+// The targets of `task` for the rows of X. The teacher is a d-w-d tanh MLP
+// with biases in PyTorch's default init from the task's own stream: tanh so
+// that no student shares its activation. The products target is
+// y_i = x_i x_{i+1 mod d}, one product of two inputs per output.
+template <class T>
+nn::Matrix<T> targets(const runner::Run& run, const nn::Matrix<T>& X) {
+    const std::size_t rows = X.shape()[0], d = X.shape()[1];
+    if (run.string("task") == "products") {
+        nn::Matrix<T> Y = nn::Matrix<T>::from_shape({rows, d});
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t i = 0; i < d; ++i) Y(r, i) = X(r, i) * X(r, (i + 1) % d);
+        return Y;
+    }
+    const auto w = static_cast<std::size_t>(run.integer("teacher_width"));
+    nn::MLP<T> teacher({d, w, d}, nn::Activation::tanh);
+    Rng rng = Rng::stream(static_cast<std::uint64_t>(run.integer("task_seed")), fnv1a64("glu_variants teacher"), "init");
+    nn::initialize(teacher, {nn::InitScheme::torch_default}, rng);
+    return teacher.forward_with_hook(X);
+}
+
+template <class T>
+nn::Matrix<T> inputs(const runner::Run& run, std::size_t rows, const char* split) {
+    const auto d = static_cast<std::size_t>(run.integer("d"));
+    Rng rng = Rng::stream(static_cast<std::uint64_t>(run.integer("task_seed")), fnv1a64(std::string("glu_variants ") + split), "data");
+    nn::Matrix<T> X = nn::Matrix<T>::from_shape({rows, d});
+    for (auto& x : X) x = static_cast<T>(rng.normal());
+    return X;
+}
+
+template <class T>
+Task<T> make_task(const runner::Run& run) {
+    Task<T> t;
+    t.x_train = inputs<T>(run, static_cast<std::size_t>(run.integer("train_tokens")), "train");
+    t.x_test = inputs<T>(run, static_cast<std::size_t>(run.integer("test_tokens")), "test");
+    t.y_train = targets(run, t.x_train);
+    t.y_test = targets(run, t.x_test);
+    const std::size_t rows = t.y_test.shape()[0], d = t.y_test.shape()[1];
+    for (std::size_t i = 0; i < d; ++i) {
+        double mean = 0, square = 0;
+        for (std::size_t r = 0; r < rows; ++r) mean += static_cast<double>(t.y_test(r, i));
+        mean /= static_cast<double>(rows);
+        for (std::size_t r = 0; r < rows; ++r) square += (static_cast<double>(t.y_test(r, i)) - mean) * (static_cast<double>(t.y_test(r, i)) - mean);
+        t.test_variance += square / static_cast<double>(rows);
+    }
+    t.test_variance /= static_cast<double>(d);
+    return t;
+}
+
+template <class T>
+std::vector<report::Table> compute(const runner::Run& run) {
+    const Task<T> task = make_task<T>(run);
+    const std::string model_name = run.string("model");
+    const auto d = static_cast<std::size_t>(run.integer("d"));
+    const std::size_t hidden = hidden_width(model_name, d, static_cast<std::size_t>(run.integer("budget")));
+    const auto model = build<T>(shape_of(model_name, nn::parse_activation(run.string("form_activation"))), d, hidden);
+    Rng init = Rng::stream(run.seed, fnv1a64("glu_variants " + model_name), "init");
+    nn::initialize(*model, {nn::InitScheme::torch_default}, init);
+
+    train::Optimizer<T> opt(model->parameters(), {train::OptimizerKind::adam, run.number("lr")});
+    train::FitSpec spec;
+    spec.steps = run.integer("steps");
+    spec.batch_size = run.integer("batch_size");
+    spec.record_every = run.integer("log_every");
+    Rng shuffle = Rng::stream(run.seed, 0, "shuffle");
+    const train::FitRecord record = train::fit(*model, opt, task.x_train, task.y_train, spec, shuffle);
+    const double test_mse = train::evaluate_loss(*model, task.x_test, task.y_test, train::LossKind::mse);
+    const bool ok = record.status != "diverged" && std::isfinite(test_mse);
+
+    report::Table r("run");
+    r.add_column("hidden", ColumnType::integer)
+        .add_column("params", ColumnType::integer)
+        .add_column("train_mse", ColumnType::real, 4)
+        .add_column("test_mse", ColumnType::real, 4)
+        .add_column("test_nmse", ColumnType::real, 4)
+        .add_column("status", ColumnType::text);
+    r.add_row({static_cast<std::int64_t>(hidden), static_cast<std::int64_t>(nn::parameter_count(model->parameters())),
+               ok ? Cell{record.final_loss} : Cell{}, ok ? Cell{test_mse} : Cell{},
+               ok ? Cell{test_mse / task.test_variance} : Cell{}, record.status});
+    report::Table curve("curve");
+    curve.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 4);
+    for (const auto& [step, loss] : record.curve) curve.add_row({static_cast<std::int64_t>(step), std::isfinite(loss) ? Cell{loss} : Cell{}});
+    return {r, curve};
+}
+
+std::vector<report::Table> run_glu(const runner::Run& run) {
+    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
+}
+
+struct Spread {
+    Cell median, min, max;
+};
+
+Spread spread(std::vector<double> v) {
+    if (v.empty()) return {};
+    return {median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+// Per (swept point) over its seeds: the held-out error's median, min and
+// max; and the training curves as the median and spread of the minibatch
+// loss at each logged step. Every run's row stays in `runs`.
+std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
+    report::Table runs("runs");
+    runner::add_swept_columns(plan, runs);
+    runs.add_column("seed", ColumnType::integer);
+    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
+    for (std::size_t i = 0; i < per_run.size(); ++i) {
+        auto cells = runner::swept_cells(plan, i);
+        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
+        const auto& row = per_run[i].front().rows().front();
+        cells.insert(cells.end(), row.begin(), row.end());
+        runs.add_row(std::move(cells));
+    }
+
+    report::Table t("variants");
+    runner::add_swept_columns(plan, t);
+    t.add_column("hidden", ColumnType::integer).add_column("params", ColumnType::integer).add_column("seeds", ColumnType::integer);
+    for (const char* c : {"test_nmse_median", "test_nmse_min", "test_nmse_max", "test_mse_median", "train_mse_median"})
+        t.add_column(c, ColumnType::real, 4);
+    t.add_column("diverged", ColumnType::integer);
+
+    report::Table curves("curves");
+    runner::add_swept_columns(plan, curves);
+    curves.add_column("step", ColumnType::integer);
+    for (const char* c : {"loss_median", "loss_min", "loss_max"}) curves.add_column(c, ColumnType::real, 4);
+
+    for (const auto& group : runner::seed_groups(plan)) {
+        std::vector<double> nmse, mse, train;
+        std::int64_t diverged = 0;
+        std::map<std::int64_t, std::vector<double>> at_step;
+        for (std::size_t i : group) {
+            const report::Table& r = per_run[i].front();
+            if (const auto x = report::as_number(r.at(0, "test_nmse"))) nmse.push_back(*x);
+            else ++diverged;
+            if (const auto x = report::as_number(r.at(0, "test_mse"))) mse.push_back(*x);
+            if (const auto x = report::as_number(r.at(0, "train_mse"))) train.push_back(*x);
+            const report::Table& c = per_run[i][1];
+            for (std::size_t k = 0; k < c.row_count(); ++k)
+                if (const auto loss = report::as_number(c.at(k, "loss")))
+                    at_step[static_cast<std::int64_t>(*report::as_number(c.at(k, "step")))].push_back(*loss);
+        }
+        const report::Table& first = per_run[group.front()].front();
+        const Spread n = spread(nmse);
+        auto cells = runner::swept_cells(plan, group.front());
+        cells.insert(cells.end(), {first.at(0, "hidden"), first.at(0, "params"), static_cast<std::int64_t>(group.size()),
+                                   n.median, n.min, n.max, spread(mse).median, spread(train).median, diverged});
+        t.add_row(std::move(cells));
+        for (const auto& [step, losses] : at_step) {
+            const Spread s = spread(losses);
+            auto row = runner::swept_cells(plan, group.front());
+            row.insert(row.end(), {step, s.median, s.min, s.max});
+            curves.add_row(std::move(row));
+        }
+    }
+    return {t, curves, runs};
+}
+
+}  // namespace
+
+const std::vector<std::string>& model_names() {
+    static const std::vector<std::string> names = {"mlp_relu", "mlp_gelu", "glu",        "reglu",     "geglu",
+                                                   "swiglu",   "bilinear", "form_rank1", "form_rank2"};
+    return names;
+}
+
+std::size_t hidden_width(const std::string& model, std::size_t d, std::size_t budget) {
+    const std::size_t per_unit = shape_of(model, nn::Activation::identity).weights_per_unit(d);
+    return budget / per_unit;
+}
+
+runner::ExperimentKind make() {
+    using runner::KeyType;
+    runner::Schema schema;
+    schema.add({.path = "task", .type = KeyType::string, .default_value = "teacher", .choices = kTasks,
+                .help = "teacher: a random d-w-d tanh MLP; products: y_i = x_i x_(i+1 mod d)"});
+    schema.add({.path = "model", .type = KeyType::string, .default_value = "swiglu", .choices = model_names(),
+                .help = "the block trained (sweep it)"});
+    schema.add({.path = "d", .type = KeyType::integer, .default_value = 32, .min = 2.0, .max = 1024.0,
+                .help = "input and output width"});
+    schema.add({.path = "budget", .type = KeyType::integer, .default_value = 8192, .min = 1.0, .max = 1e7,
+                .help = "weights per model; each takes the most hidden units that fit (no biases)"});
+    schema.add({.path = "form_activation", .type = KeyType::string, .default_value = "gelu", .choices = nn::activation_names(),
+                .help = "the activation of seed 004's rank-1 and rank-2 forms"});
+    schema.add({.path = "teacher_width", .type = KeyType::integer, .default_value = 64, .min = 1.0, .max = 4096.0,
+                .help = "hidden units of the teacher MLP"});
+    schema.add({.path = "task_seed", .type = KeyType::integer, .default_value = 0, .min = 0.0,
+                .help = "fixes the task (inputs and teacher) for every run and seed"});
+    schema.add({.path = "train_tokens", .type = KeyType::integer, .default_value = 2048, .min = 1.0, .max = 1e6,
+                .help = "training inputs ~ N(0, 1)"});
+    schema.add({.path = "test_tokens", .type = KeyType::integer, .default_value = 1024, .min = 1.0, .max = 1e6,
+                .help = "held-out inputs ~ N(0, 1)"});
+    schema.add({.path = "steps", .type = KeyType::integer, .default_value = 1500, .min = 0.0, .max = 1e7, .help = "Adam steps"});
+    schema.add({.path = "batch_size", .type = KeyType::integer, .default_value = 128, .min = 0.0, .max = 1e6,
+                .help = "minibatch rows (0: full batch)"});
+    schema.add({.path = "lr", .type = KeyType::number, .default_value = 3e-3, .min = 0.0, .help = "Adam's learning rate"});
+    schema.add({.path = "log_every", .type = KeyType::integer, .default_value = 100, .min = 1.0,
+                .help = "steps between the points of the training curves"});
+    schema.add({.path = "dtype", .type = KeyType::string, .default_value = "float32", .choices = {"float32", "float64"},
+                .help = "scalar type of training"});
+    return {.name = "glu_variants",
+            .description = "MLPs, GLU variants and bilinear forms at one parameter budget on two regression tasks",
+            .schema = std::move(schema),
+            .validate =
+                [](const runner::Plan& plan) {
+                    for (const auto& r : plan.runs)
+                        if (hidden_width(r.string("model"), static_cast<std::size_t>(r.integer("d")),
+                                         static_cast<std::size_t>(r.integer("budget"))) == 0)
+                            throw Error(fmt::format("key 'budget': {} weights buy no hidden unit of '{}' at d = {}",
+                                                    r.integer("budget"), r.string("model"), r.integer("d")));
+                    // The largest of the step's activations: rows x hidden
+                    // matrices, about ten for the rank-2 form, plus the data.
+                    refuse_runs_beyond_memory(plan, {"budget", "train_tokens", "test_tokens", "d"}, [](const runner::Run& r) {
+                        const double d = static_cast<double>(r.integer("d"));
+                        const double rows = static_cast<double>(std::max(r.integer("train_tokens"), r.integer("test_tokens")));
+                        const double hidden = static_cast<double>(r.integer("budget")) / (3 * d);
+                        return (10 * rows * hidden + 6 * rows * d + 4 * static_cast<double>(r.integer("budget"))) * (r.is_float64() ? 8 : 4);
+                    });
+                },
+            .run = run_glu,
+            .aggregate = aggregate};
+}
+
+}  // namespace ffn::experiments::glu_variants
