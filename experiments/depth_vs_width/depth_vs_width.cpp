@@ -5,7 +5,8 @@
 // matches only with 2^L - 1 units or more. The same blocks give Yarotsky's
 // x^2 ~ x - sum_s g^s(x) / 4^s with error 4^-(L+1). Every number comes from
 // nn::MLP blocks evaluated in float64; the breakpoints are dyadic, so the
-// arithmetic is exact.
+// arithmetic is exact. Beside them, random deep and shallow nets of equal
+// parameter counts at init: how many pieces nets nobody built have.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,10 @@
 #include <vector>
 
 #include "analysis/kinks.h"
+#include "core/hash.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "nn/init.h"
 #include "experiments/support/run.h"
 #include "nn/mlp.h"
 #include "runner/experiment.h"
@@ -82,6 +87,56 @@ std::int64_t pieces(const std::vector<double>& x, const std::vector<double>& y) 
     return changes + 1;
 }
 
+// The random-net panel: at PyTorch's default init, a net of L hidden
+// layers of `width` units against the one-hidden-layer net with as many
+// parameters as fit in the deep one's count, pieces on [-3, 3] over
+// `panel_seeds` draws (draw s from stream s; the kind has no run seeds).
+report::Table random_panel(const runner::Run& run, int L) {
+    const auto width = static_cast<std::size_t>(run.integer("panel_width"));
+    const auto draws = static_cast<std::uint64_t>(run.integer("panel_seeds"));
+    std::vector<std::size_t> deep_widths = {1};
+    for (int k = 0; k < L; ++k) deep_widths.push_back(width);
+    deep_widths.push_back(1);
+    nn::MLP<double> deep(deep_widths, nn::Activation::relu);
+    const std::size_t deep_params = nn::parameter_count(deep.parameters());
+    const std::size_t units = (deep_params - 1) / 3;  // 1-m-1 with biases: 3m + 1
+    nn::MLP<double> shallow({1, units, 1}, nn::Activation::relu);
+    std::vector<double> deep_pieces, shallow_pieces;
+    for (std::uint64_t s = 0; s < draws; ++s) {
+        Rng a = Rng::stream(s, fnv1a64(fmt::format("depth_vs_width deep L={} width={}", L, width)), "init");
+        nn::initialize(deep, {nn::InitScheme::torch_default}, a);
+        deep_pieces.push_back(static_cast<double>(analysis::linear_pieces(deep, -3, 3)));
+        Rng b = Rng::stream(s, fnv1a64(fmt::format("depth_vs_width shallow units={}", units)), "init");
+        nn::initialize(shallow, {nn::InitScheme::torch_default}, b);
+        shallow_pieces.push_back(static_cast<double>(analysis::linear_pieces(shallow, -3, 3)));
+    }
+    report::Table t("random_nets");
+    t.add_column("deep_width", ColumnType::integer)
+        .add_column("deep_params", ColumnType::integer)
+        .add_column("deep_pieces_median", ColumnType::real, 3)
+        .add_column("deep_pieces_max", ColumnType::integer)
+        .add_column("deep_pieces_bound", ColumnType::integer)
+        .add_column("shallow_units", ColumnType::integer)
+        .add_column("shallow_params", ColumnType::integer)
+        .add_column("shallow_pieces_median", ColumnType::real, 3)
+        .add_column("shallow_pieces_max", ColumnType::integer)
+        .add_column("shallow_pieces_bound", ColumnType::integer)
+        .add_column("draws", ColumnType::integer);
+    // (width + 1)^L: each layer splits every piece of its input at most
+    // `width` times (left empty past 2^53, where it stops being exact). A
+    // 1-m-1 net has at most m + 1 pieces.
+    double bound = 1;
+    for (int k = 0; k < L; ++k) bound *= static_cast<double>(width + 1);
+    const report::Cell deep_bound = bound <= 0x1p53 ? report::Cell{static_cast<std::int64_t>(bound)} : report::Cell{};
+    t.add_row({static_cast<std::int64_t>(width), static_cast<std::int64_t>(deep_params), median(deep_pieces),
+               static_cast<std::int64_t>(*std::max_element(deep_pieces.begin(), deep_pieces.end())),
+               deep_bound, static_cast<std::int64_t>(units),
+               static_cast<std::int64_t>(nn::parameter_count(shallow.parameters())), median(shallow_pieces),
+               static_cast<std::int64_t>(*std::max_element(shallow_pieces.begin(), shallow_pieces.end())),
+               static_cast<std::int64_t>(units + 1), static_cast<std::int64_t>(draws)});
+    return t;
+}
+
 std::vector<report::Table> run_depth(const runner::Run& run) {
     const auto L = static_cast<int>(run.integer("depth"));
     const auto refine = static_cast<int>(run.integer("grid_refine"));
@@ -138,7 +193,7 @@ std::vector<report::Table> run_depth(const runner::Run& run) {
         .add_column("x2_error_is_bound", ColumnType::boolean);
     t.add_row({std::int64_t{2} * L, walked, pieces(grid, deep), walked == (std::int64_t{1} << L), walked - 1,
                static_cast<std::int64_t>(units), shallow_diff, x2_error, x2_bound, x2_error == x2_bound});
-    return {t};
+    return {t, random_panel(run, L)};
 }
 
 }  // namespace
@@ -150,8 +205,12 @@ runner::ExperimentKind make() {
                 .help = "L, the number of hat blocks composed"});
     schema.add({.path = "grid_refine", .type = KeyType::integer, .default_value = 4, .min = 1.0, .max = 6.0,
                 .help = "the check grid has 2^(L + grid_refine) intervals"});
+    schema.add({.path = "panel_width", .type = KeyType::integer, .default_value = 4, .min = 1.0, .max = 64.0,
+                .help = "units per hidden layer of the random deep nets"});
+    schema.add({.path = "panel_seeds", .type = KeyType::integer, .default_value = 100, .min = 1.0, .max = 10000.0,
+                .help = "random draws of each net in the random-net panel"});
     return {.name = "depth_vs_width",
-            .description = "composed ReLU hats: 2^L pieces from 2L units, the shallow net it takes, x^2 to 4^-(L+1)",
+            .description = "composed ReLU hats: 2^L pieces from 2L units, the shallow net it takes, x^2 to 4^-(L+1); random nets' pieces",
             .schema = std::move(schema),
             // The shallow net's hidden layer on the grid is the largest
             // array: 2^(L + grid_refine) points x 2^L units.

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+
+#include "analysis/jacobian.h"
+#include "core/error.h"
+#include <xtensor/xmath.hpp>
 
 namespace ffn::analysis {
 
@@ -72,6 +77,38 @@ double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vec
         std::swap(best, next);
     }
     return std::sqrt(best[n] / static_cast<double>(n));
+}
+
+// Between two known breakpoints every earlier layer is linear, so a unit's
+// pre-activation is linear there and crosses zero at most once, where
+// interpolation puts it. Then the slope of each interval (the Jacobian at
+// its midpoint) is compared with the next: a piece ends where they differ
+// by more than 1e-9 of the largest slope, far above the float64 rounding
+// of these products and far below the slope change of any unit with
+// weights of order one.
+std::int64_t linear_pieces(const nn::MLP<double>& net, double lo, double hi) {
+    if (net.layers.front().in_features() != 1 || net.layers.back().out_features() != 1 || net.activation != nn::Activation::relu)
+        throw Error("linear_pieces: a ReLU net with one input and one output");
+    std::set<double> points = {lo, hi};
+    for (std::size_t k = 0; k + 1 < net.layers.size(); ++k) {
+        const std::vector<double> x(points.begin(), points.end());
+        nn::Matrix<double> H = nn::Matrix<double>::from_shape({x.size(), std::size_t{1}});
+        std::copy(x.begin(), x.end(), H.begin());
+        for (std::size_t i = 0; i < k; ++i) H = xt::maximum(nn::apply(net.layers[i], H), 0.0);
+        const nn::Matrix<double> Z = nn::apply(net.layers[k], H);
+        for (std::size_t j = 0; j < Z.shape()[1]; ++j)
+            for (std::size_t i = 0; i + 1 < x.size(); ++i)
+                if (Z(i, j) * Z(i + 1, j) < 0) points.insert(x[i] + Z(i, j) / (Z(i, j) - Z(i + 1, j)) * (x[i + 1] - x[i]));
+    }
+    const std::vector<double> x(points.begin(), points.end());
+    std::vector<double> slope;
+    for (std::size_t i = 0; i + 1 < x.size(); ++i)
+        slope.push_back(mlp_jacobian(net, nn::Vector<double>{0.5 * (x[i] + x[i + 1])})(0, 0));
+    double largest = 0;
+    for (double v : slope) largest = std::max(largest, std::fabs(v));
+    std::int64_t changes = 0;
+    for (std::size_t i = 0; i + 1 < slope.size(); ++i) changes += std::fabs(slope[i + 1] - slope[i]) > 1e-9 * largest;
+    return changes + 1;
 }
 
 }  // namespace ffn::analysis

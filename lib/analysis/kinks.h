@@ -2,8 +2,11 @@
 // Piecewise-linear structure of one-dimensional ReLU networks (seeds 001,
 // 002): a hidden unit z = w x + b kinks at x = -b / w; a width-m network has
 // at most m kinks and m + 1 pieces.
+#include <cstdint>
 #include <limits>
 #include <vector>
+
+#include "nn/mlp.h"
 
 namespace ffn::analysis {
 
@@ -28,5 +31,10 @@ int slope_changes(const std::vector<double>& y, double dx, double tolerance);
 // piecewise-linear function with pieces - 1 kinks (a width pieces - 1 ReLU
 // net) is a special case, so this bounds such a net's RMSE from below.
 double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vector<double>& y, int pieces);
+
+// The linear pieces of a ReLU MLP of any depth with one input and one
+// output on [lo, hi], its breakpoints walked layer by layer (float64; the
+// tolerance is stated in kinks.cpp). Throws for another kind of net.
+std::int64_t linear_pieces(const nn::MLP<double>& net, double lo, double hi);
 
 }  // namespace ffn::analysis

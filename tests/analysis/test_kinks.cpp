@@ -41,3 +41,35 @@ TEST_CASE("the piecewise-linear lower bound is exact where the target is piecewi
     CHECK(analysis::piecewise_linear_lower_bound(x, y, 3) <= analysis::piecewise_linear_lower_bound(x, y, 2));
 }
 
+
+TEST_CASE("linear_pieces walks the breakpoints of a ReLU net of any depth") {
+    using ffn::nn::MLP;
+    // L hats g(x) = 2 relu(x) - 4 relu(x - 1/2) composed as one MLP: block
+    // s's down row times block s+1's up column gives the 2x2 middle layers
+    // [[2, -4], [2, -4]] with biases (0, -1/2). A sawtooth of 2^L pieces.
+    for (int L = 1; L <= 6; ++L) {
+        std::vector<std::size_t> widths = {1};
+        for (int k = 0; k < L; ++k) widths.push_back(2);
+        widths.push_back(1);
+        MLP<double> net(widths, ffn::nn::Activation::relu);
+        net.layers[0].weight = ffn::nn::Matrix<double>{{1.0}, {1.0}};
+        net.layers[0].bias = ffn::nn::Vector<double>{0.0, -0.5};
+        for (int k = 1; k < L; ++k) {
+            net.layers[static_cast<std::size_t>(k)].weight = ffn::nn::Matrix<double>{{2.0, -4.0}, {2.0, -4.0}};
+            net.layers[static_cast<std::size_t>(k)].bias = ffn::nn::Vector<double>{0.0, -0.5};
+        }
+        net.layers.back().weight = ffn::nn::Matrix<double>{{2.0, -4.0}};
+        net.layers.back().bias = ffn::nn::Vector<double>{0.0};
+        CHECK(ffn::analysis::linear_pieces(net, 0.0, 1.0) == (std::int64_t{1} << L));
+    }
+    // One hidden layer: kinks at -1, 0.5 and 2 (outside [-1.5, 1.5]), and a
+    // unit whose output weight is 0 bends nothing: 3 pieces.
+    MLP<double> shallow({1, 4, 1}, ffn::nn::Activation::relu);
+    shallow.layers[0].weight = ffn::nn::Matrix<double>{{1.0}, {2.0}, {1.0}, {1.0}};
+    shallow.layers[0].bias = ffn::nn::Vector<double>{1.0, -1.0, -2.0, 0.3};
+    shallow.layers[1].weight = ffn::nn::Matrix<double>{{1.0, -3.0, 5.0, 0.0}};
+    shallow.layers[1].bias = ffn::nn::Vector<double>{0.0};
+    CHECK(ffn::analysis::linear_pieces(shallow, -1.5, 1.5) == 3);
+    MLP<double> tanh_net({1, 2, 1}, ffn::nn::Activation::tanh);
+    CHECK_THROWS_WITH(ffn::analysis::linear_pieces(tanh_net, 0, 1), doctest::Contains("a ReLU net"));
+}
