@@ -4,10 +4,14 @@
 // activation its least value and where (bisection on the derivative's sign
 // to 1e-9 in z, as far as the dtype resolves), its limits, where it is
 // exactly zero; and how far the tanh form of GELU strays from the erf form.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
+#include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "nn/activation.h"
 #include "report/text.h"
@@ -171,6 +175,39 @@ std::vector<report::Table> run_activations(const runner::Run& run) {
     return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
 
+// --plot: every activation and its derivative on the config's z range
+// widened to at least [-4, 4], in float64 through the functions training
+// uses (the tables give the float32 values too).
+void plot_activations(const runner::Plan& plan, const std::vector<report::Table>&, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    const runner::Run& run = plan.runs.front();
+    const double lo = std::min(-4.0, run.number("grid.lo")), hi = std::max(4.0, run.number("grid.hi"));
+    constexpr std::size_t kPoints = 801;
+    std::vector<std::vector<double>> values = {{}}, slopes = {{}};
+    for (std::size_t k = 0; k < kPoints; ++k) values[0].push_back(lo + (hi - lo) * static_cast<double>(k) / (kPoints - 1));
+    slopes[0] = values[0];
+    std::string value_plots = "plot", slope_plots = "plot";
+    const auto& names = nn::activation_names();
+    for (std::size_t a = 0; a < names.size(); ++a) {
+        const Activation act = nn::parse_activation(names[a]);
+        values.emplace_back();
+        slopes.emplace_back();
+        for (double z : values[0]) {
+            values.back().push_back(f<double>(act, z));
+            slopes.back().push_back(df<double>(act, z));
+        }
+        const std::string sep = a ? "," : "";
+        value_plots += fmt::format("{} $v using 1:{} with lines lw 2 title '{}'", sep, a + 2, names[a]);
+        slope_plots += fmt::format("{} $d using 1:{} with lines lw 2 title '{}'", sep, a + 2, names[a]);
+    }
+    plot::render(plot::header("the activations of ffn-lab, act(z)", "z", "act(z)") + "set yrange [-2:4]\n" +
+                     plot::data_block("v", values) + value_plots + "\n",
+                 (std::filesystem::path(dir) / "activations.svg").string());
+    plot::render(plot::header("their derivatives as backward uses them, relu at 0 giving 0", "z", "d act / dz") +
+                     plot::data_block("d", slopes) + slope_plots + "\n",
+                 (std::filesystem::path(dir) / "derivatives.svg").string());
+}
+
 }  // namespace
 
 runner::ExperimentKind make() {
@@ -183,7 +220,8 @@ runner::ExperimentKind make() {
             .description = "the library's activations: values, least values and where, limits, zeros, gelu vs gelu_tanh",
             .schema = std::move(schema),
             .run = run_activations,
-            .random = false};
+            .random = false,
+            .plot = plot_activations};
 }
 
 }  // namespace ffn::experiments::activations

@@ -6,6 +6,8 @@
 // seed (its initialisation and its minibatch order), never the data.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
 
@@ -14,6 +16,7 @@
 #include "core/rng.h"
 #include "core/stats.h"
 #include "experiments/glu_variants/glu_variants.h"
+#include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "nn/init.h"
 #include "nn/mlp.h"
@@ -228,6 +231,34 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
     return {t, curves, runs};
 }
 
+// --plot: per task, the median minibatch loss of each model against the
+// step (log scale), one figure per task.
+void plot_curves(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    const report::Table& curves = plot::find_table(tables, "curves", "glu_variants");
+    // Rows in grid order: consecutive rows of one (task, model) form a curve.
+    std::map<std::string, std::vector<std::pair<std::string, std::vector<std::vector<double>>>>> by_task;
+    for (std::size_t r = 0; r < curves.row_count(); ++r) {
+        const std::string task = report::format_cell(curves.at(r, "task"), 0);
+        const std::string model = report::format_cell(curves.at(r, "model"), 0);
+        auto& list = by_task[task];
+        if (list.empty() || list.back().first != model) list.push_back({model, {{}, {}}});
+        list.back().second[0].push_back(*report::as_number(curves.at(r, "step")));
+        const auto loss = report::as_number(curves.at(r, "loss_median"));
+        list.back().second[1].push_back(loss ? *loss : std::nan(""));
+    }
+    for (const auto& [task, list] : by_task) {
+        std::string script = plot::header("glu_variants, task " + task + ": median minibatch loss over seeds", "step", "MSE") +
+                             "set logscale y\n";
+        std::string plots = "plot";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            script += plot::data_block(fmt::format("c{}", i), list[i].second);
+            plots += fmt::format("{} $c{} using 1:2 with lines lw 2 title '{}'", i ? "," : "", i, plot::plain_title(list[i].first));
+        }
+        plot::render(script + plots + "\n", (std::filesystem::path(dir) / ("curves_" + task + ".svg")).string());
+    }
+}
+
 }  // namespace
 
 const std::vector<std::string>& model_names() {
@@ -290,7 +321,8 @@ runner::ExperimentKind make() {
                     });
                 },
             .run = run_glu,
-            .aggregate = aggregate};
+            .aggregate = aggregate,
+            .plot = plot_curves};
 }
 
 }  // namespace ffn::experiments::glu_variants

@@ -9,12 +9,14 @@
 // Carlo estimate, and the mean squared reconstruction error per input.
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "report/text.h"
 #include "runner/experiment.h"
@@ -160,6 +162,28 @@ std::vector<report::Table> run_superposition(const runner::Run& run) {
     return {readout_table(), orthogonal_table(), sparsity_table(run)};
 }
 
+// --plot: the sparsity trade-off against p: the exact probability of
+// perfect recovery with the Monte Carlo estimate and its 3-SE bars, and the
+// mean squared reconstruction error of the ReLU and linear readouts.
+void plot_superposition(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    const report::Table& t = plot::find_table(tables, "sparsity", "superposition");
+    std::vector<double> three_se = plot::numbers(t, "mc_standard_error");
+    for (double& v : three_se) v *= 3;
+    plot::render(plot::header("3 features in 2 dimensions: P(the ReLU readout is exact)", "p, the probability that a feature is active", "probability") +
+                     "set logscale x\n" +
+                     plot::data_block("s", {plot::numbers(t, "p"), plot::numbers(t, "exact_probability"),
+                                            plot::numbers(t, "mc_probability"), three_se}) +
+                     "plot $s using 1:2 with lines lw 2 title '(1-p)^3 + 3p(1-p)^2', "
+                     "$s using 1:3:4 with yerrorbars pt 7 title 'Monte Carlo +- 3 SE'\n",
+                 (std::filesystem::path(dir) / "exact_recovery.svg").string());
+    plot::render(plot::header("mean squared reconstruction error per input", "p", "MSE") + "set logscale x\n" +
+                     plot::data_block("e", {plot::numbers(t, "p"), plot::numbers(t, "mse_relu"), plot::numbers(t, "mse_linear")}) +
+                     "plot $e using 1:2 with linespoints lw 2 title 'ReLU readout', "
+                     "$e using 1:3 with linespoints lw 2 title 'linear readout'\n",
+                 (std::filesystem::path(dir) / "reconstruction_error.svg").string());
+}
+
 }  // namespace
 
 runner::ExperimentKind make() {
@@ -184,7 +208,8 @@ runner::ExperimentKind make() {
                                 throw Error("key 'probabilities': " + report::number_text(p) + " is not a probability in [0, 1]");
                     }
                 },
-            .run = run_superposition};
+            .run = run_superposition,
+            .plot = plot_superposition};
 }
 
 }  // namespace ffn::experiments::superposition

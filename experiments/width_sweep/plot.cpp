@@ -1,16 +1,12 @@
 #include "experiments/width_sweep/plot.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <string_view>
 #include <filesystem>
 #include <fmt/format.h>
 
 #include "analysis/kinks.h"
 #include "core/error.h"
-#include "io/atomic_file.h"
+#include "experiments/support/plot.h"
 #include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/experiment.h"
@@ -29,58 +25,7 @@ std::size_t median_run(const std::vector<std::size_t>& group, const report::Tabl
     return by_rmse[(by_rmse.size() - 1) / 2].second;
 }
 
-// Renders a gnuplot script into `output`. Nothing the user typed reaches
-// gnuplot as a command: gnuplot writes into a private folder whose name we
-// made, the figure then moves to `output` as every ffn-lab file does (whole
-// or not at all, a full disk an error), and titles pass through
-// plain_title. `body` is the script after the terminal and output lines.
-void render(const std::string& body, const std::string& output) {
-    std::string folder = (std::filesystem::temp_directory_path() / "ffnlab-plot-XXXXXX").string();
-    if (!::mkdtemp(folder.data())) throw Error("--plot: cannot make a temporary folder for gnuplot");
-    struct Cleanup {
-        std::string path;
-        ~Cleanup() {
-            std::error_code ec;
-            std::filesystem::remove_all(path, ec);
-        }
-    } cleanup{folder};
-    const std::string figure = folder + "/figure.svg";
-    const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced\nset output '" +
-                               figure + "'\n" + body + "unset output\n";
-    FILE* pipe = ::popen("gnuplot", "w");
-    if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
-    std::fwrite(script.data(), 1, script.size(), pipe);
-    const int status = ::pclose(pipe);
-    if (status != 0 || !std::filesystem::exists(figure))
-        throw Error(fmt::format("--plot: gnuplot failed to draw {} (status {}; apt-get install gnuplot-nox)", output, status));
-    io::write_file_atomically(output, io::read_file(figure));
-}
-
-// A title gnuplot shows as it is: only characters that no gnuplot syntax
-// gives a meaning inside a quoted string (no quote, backquote, @, $, \ or
-// control character); any other becomes '?'.
-std::string plain_title(const std::string& text) {
-    std::string out;
-    for (const char c : text)
-        out += std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" +-*/^().,=_<>!|&%:;[]{}~#").find(c) != std::string_view::npos
-                   ? c
-                   : '?';
-    return out;
-}
-
-// A gnuplot datablock: one row per x, one column per series.
-std::string data_block(const std::string& name, const std::vector<std::vector<double>>& columns) {
-    std::string out = "$" + name + " << EOD\n";
-    for (std::size_t r = 0; r < columns.front().size(); ++r) {
-        for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format("{}{:.9g}", c ? " " : "", columns[c][r]);
-        out += "\n";
-    }
-    return out + "EOD\n";
-}
-
-std::string header(const std::string& title) {
-    return "set title '" + plain_title(title) + "'\nset xlabel 'x'\nset ylabel 'y'\nset key outside right\nset grid\n";
-}
+std::string header(const std::string& title) { return plot::header(title, "x", "y"); }
 
 }  // namespace
 
@@ -120,7 +65,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     const double y_hi = *std::max_element(target.begin(), target.end());
     const std::string fits_svg = (std::filesystem::path(dir) / "fits.svg").string();
     std::string script = header("fits of " + first.string("target") + " by width (median seed), kinks below");
-    script += data_block("curves", cols);
+    script += plot::data_block("curves", cols);
     std::string plots = "plot $curves using 1:2 with lines lw 3 lc rgb 'black' title 'target'";
     for (std::size_t i = 0; i < fits.size(); ++i) {
         std::vector<double> kx, ky;
@@ -137,11 +82,11 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
                                         : fmt::format("m={}", widths[i]);
         plots += fmt::format(", $curves using 1:{} with lines lw 1.5 lc {} title '{}'", i + 3, i + 1, label);
         if (!kx.empty()) {
-            script += data_block(fmt::format("kinks{}", i), {kx, ky});
+            script += plot::data_block(fmt::format("kinks{}", i), {kx, ky});
             plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 0.6 lc {} notitle", i, i + 1);
         }
     }
-    render(script + plots + "\n", fits_svg);
+    plot::render(script + plots + "\n", fits_svg);
 
     // ramps.svg: the width-8 fit if there is one, else the middle width.
     std::size_t pick = fits.size() / 2;
@@ -157,12 +102,12 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     const std::string ramps_svg = (std::filesystem::path(dir) / "ramps.svg").string();
     script = header(fmt::format("the m={} {} fit as a sum of its units' contributions v_j {}(w_j x + b_j), plus bias {:.3g}",
                                 widths[pick], nn::to_string(net.activation), nn::to_string(net.activation), net.c));
-    script += data_block("ramps", ramps);
+    script += plot::data_block("ramps", ramps);
     plots = "plot $ramps using 1:2 with lines lw 3 lc rgb 'black' title 'target', "
             "$ramps using 1:3 with lines lw 2.5 lc rgb 'red' title 'fit (sum)'";
     for (std::size_t j = 0; j < net.w.size(); ++j)
         plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1 title 'unit {}'", j + 4, j + 1);
-    render(script + plots + "\n", ramps_svg);
+    plot::render(script + plots + "\n", ramps_svg);
 }
 
 }  // namespace ffn::experiments::width_sweep
