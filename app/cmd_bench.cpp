@@ -47,7 +47,7 @@ namespace {
 // Runs the config `repeats` times per thread count; a step is one optimizer
 // update of one run, so steps = runs x the config's 'steps'.
 report::Table bench_sweep(const SweepBenchOptions& o) {
-    const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, {}, experiments::all_kinds());
+    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, {}, experiments::all_kinds());
     double steps = 0;
     for (const auto& run : plan.runs) {
         if (!run.values.contains("steps")) throw Error(o.config + ": experiment '" + plan.kind->name + "' has no 'steps' to time");

@@ -51,7 +51,7 @@ int run_list(const ListOptions& o) {
     for (const auto& path : runner::bundled_configs(root)) {
         std::string what;
         try {
-            const auto j = runner::load_json_file(path);
+            const auto j = runner::load_config(path);
             what = fmt::format("[{}] {}", j.value("experiment", "?"), j.value("description", ""));
         } catch (const Error& e) {
             what = std::string("(unreadable: ") + e.what() + ")";

@@ -16,7 +16,7 @@ namespace ffn::app {
 
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     auto* cmd = app.add_subcommand("sweep", "Run every point of a config's grid and print its tables");
-    cmd->add_option("-c,--config", o.config, "JSON config file")->required();
+    cmd->add_option("config,-c,--config", o.config, "JSON config file (-c optional)")->required();
     cmd->add_option("--set", o.overrides, "Override a key: --set model.width=8 (repeatable)");
     const auto not_empty = [](const std::string& path) { return path.empty() ? std::string("an empty path") : std::string(); };
     cmd->add_option("-o,--out", o.out_dir,
@@ -32,6 +32,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_flag("--check", o.check,
                   "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
     cmd->add_flag("-q,--quiet", o.quiet, "No progress line or summary on stderr");
+    cmd->add_flag("--print-config", o.print_config,
+                  "Print the config as it would run (bases merged, overrides applied) as JSON, and run nothing");
+    cmd->add_flag("--dry-run", o.dry_run, "Print the config as it would run, the swept keys and the number of runs; run nothing");
     return cmd;
 }
 
@@ -61,7 +64,19 @@ void write_outputs(io::StagedFolder& out, const std::string& kind, const std::ve
 int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
-    const auto plan = runner::make_plan(runner::load_json_file(o.config), o.config, overrides, experiments::all_kinds());
+    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
+    if (o.print_config) {
+        std::cout << plan.config.dump(2) << "\n";
+        return 0;
+    }
+    if (o.dry_run) {
+        std::cout << plan.config.dump(2) << "\n";
+        std::string swept;
+        for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
+        std::cout << fmt::format("{}: experiment '{}', {} runs ({} seeds{}{})\n", o.config, plan.kind->name, plan.runs.size(),
+                                 plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
+        return 0;
+    }
     if (!o.plot_dir.empty() && !plan.kind->plot)
         throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
     if (!o.save_weights.empty() && !plan.kind->saves_weights)

@@ -16,6 +16,7 @@ struct SweepOptions {
     std::size_t threads = 0;
     bool check = false;
     bool quiet = false;
+    bool print_config = false, dry_run = false;
 };
 
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& options);

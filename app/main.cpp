@@ -1,6 +1,7 @@
 // ffn-lab: the command-line front end. CLI wiring only; every computation
 // lives in lib/ and experiments/.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "cmd_bench.h"
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "ffnlab/build_info.h"
 #include "gemm/gemm.h"
+#include "runner/schema.h"
 
 int main(int argc, char** argv) {
     using namespace ffn::app;
@@ -39,6 +41,17 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // A misspelt subcommand: name the one that was meant.
+        if (argc > 1 && argv[1][0] != '-' && app.get_subcommands({}).size() > 0) {
+            std::vector<std::string> names;
+            for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+            if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+                const auto guess = ffn::runner::did_you_mean(argv[1], names);
+                std::cerr << "ffn-lab: unknown command '" << argv[1] << "'"
+                          << (guess ? " (did you mean '" + *guess + "'?)" : std::string()) << "; see ffn-lab --help\n";
+                return static_cast<int>(ffn::ExitCode::bad_input);
+            }
+        }
         std::cerr << "ffn-lab: " << e.what() << " (see ffn-lab --help)\n";
         return static_cast<int>(ffn::ExitCode::bad_input);
     }

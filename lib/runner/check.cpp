@@ -47,7 +47,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
     try {
         require_in_checkout(config_path, root);
-        const Plan plan = make_plan(load_json_file(config_path), config_path, {}, kinds);
+        const Plan plan = make_plan(load_config(config_path), config_path, {}, kinds);
         const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);
         if (update) {

@@ -1,8 +1,10 @@
 #include "runner/config.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -28,9 +30,19 @@ void reject_unknown_keys(const Json& obj, const std::vector<std::string>& allowe
 // Keys every config may hold besides its kind's schema.
 const std::vector<std::string> kStructuralKeys = {"experiment", "description", "sweep", "zip", "expect", "check", "protocol"};
 
-// {"range": [a, b]} -> [a, a+1, ..., b-1] (half-open, as Python's range);
-// anything else is returned unchanged for the schema to judge.
-Json expand_seed_range(const Json& seeds, const std::string& where) {
+// {"range": [a, b]}, or "a:b" as Python slices write it (--set seeds=0:100)
+// -> [a, a+1, ..., b-1] (half-open, as Python's range); anything else is
+// returned unchanged for the schema to judge.
+Json expand_seed_range(const Json& seeds_in, const std::string& where) {
+    Json seeds = seeds_in;
+    if (seeds.is_string()) {
+        const std::string text = seeds.get<std::string>();
+        const auto colon = text.find(':');
+        const auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos; };
+        if (colon == std::string::npos || !digits(text.substr(0, colon)) || !digits(text.substr(colon + 1)))
+            throw Error(where + ": expected a list of seeds, {\"range\": [first, end]} or first:end, got \"" + text + "\"");
+        seeds = Json{{"range", {std::stoull(text.substr(0, colon)), std::stoull(text.substr(colon + 1))}}};
+    }
     if (!seeds.is_object()) return seeds;
     reject_unknown_keys(seeds, {"range"}, where);
     const Json& r = seeds.value("range", Json());
@@ -177,6 +189,35 @@ std::vector<report::Expectation> read_expectations(const Json& list, const std::
     return out;
 }
 
+// Hydra's multirun shorthand: a comma-separated value of a scalar key
+// sweeps it. Strings split only when every part is one of the key's
+// choices, so an expression such as max(x,0) stays one value.
+std::optional<Json> multirun_values(const Override& o, const KeySpec& spec) {
+    if (!o.value.is_string() || o.path == "seeds") return std::nullopt;
+    const std::string text = o.value.get<std::string>();
+    if (text.find(',') == std::string::npos) return std::nullopt;
+    const bool scalar = spec.type == KeyType::integer || spec.type == KeyType::number || spec.type == KeyType::boolean;
+    if (!scalar && !(spec.type == KeyType::string && !spec.choices.empty())) return std::nullopt;
+    Json values = Json::array();
+    for (std::size_t begin = 0;;) {
+        const std::size_t comma = text.find(',', begin);
+        const std::string part = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+        if (spec.type == KeyType::string) {
+            if (std::find(spec.choices.begin(), spec.choices.end(), part) == spec.choices.end()) return std::nullopt;
+            values.push_back(part);
+        } else {
+            try {
+                values.push_back(io::parse_json(part, "--set " + o.path));
+            } catch (const Error&) {
+                throw Error("--set " + o.path + ": '" + part + "' in the list " + text + " is not " + describe(spec.type));
+            }
+        }
+        if (comma == std::string::npos) break;
+        begin = comma + 1;
+    }
+    return values;
+}
+
 }  // namespace
 
 Override parse_override(const std::string& text) {
@@ -239,6 +280,36 @@ std::vector<std::vector<double>> Run::matrix(const std::string& path) const {
 
 Json load_json_file(const std::string& path) { return io::parse_json(io::read_file(path), path); }
 
+namespace {
+constexpr int kMaxBaseChain = 16;
+
+Json load_config_chain(const std::string& path, std::vector<std::string>& chain) {
+    const std::string here = std::filesystem::weakly_canonical(path).string();
+    if (std::find(chain.begin(), chain.end(), here) != chain.end())
+        throw Error(path + ": key 'base': the chain of bases comes back to this file");
+    if (chain.size() >= kMaxBaseChain) throw Error(path + ": key 'base': more than 16 bases in a chain");
+    chain.push_back(here);
+    Json config = load_json_file(path);
+    if (!config.is_object() || !config.contains("base")) return config;
+    if (!config["base"].is_string() || config["base"].get<std::string>().empty())
+        throw Error(path + ": key 'base': expected the path of another config, relative to this one");
+    const std::string base_path =
+        (std::filesystem::path(path).parent_path() / config["base"].get<std::string>()).lexically_normal().string();
+    if (!std::filesystem::is_regular_file(base_path))
+        throw Error(path + ": key 'base': " + base_path + " is not a file");
+    Json merged = load_config_chain(base_path, chain);
+    if (!merged.is_object()) throw Error(base_path + ": expected a JSON object at the top level");
+    config.erase("base");
+    merged.merge_patch(config);
+    return merged;
+}
+}  // namespace
+
+Json load_config(const std::string& path) {
+    std::vector<std::string> chain;
+    return load_config_chain(path, chain);
+}
+
 Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& overrides,
                const std::vector<ExperimentKind>& kinds) {
     if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
@@ -286,7 +357,13 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
             throw Error(where + ": set one axis at a time, --set " + o.path + ".KEY=[values]");
         const KeySpec* spec = schema.find(o.path);
         if (!spec) unknown_key("--set", o.path, schema, kind_name);
-        const Json value = o.path == "seeds" ? expand_seed_range(o.value, where) : o.value;
+        if (const auto values = multirun_values(o, *spec)) {  // --set lr=1e-3,1e-2 is --set sweep.lr=[1e-3,1e-2]
+            root["sweep"][o.path] = *values;
+            continue;
+        }
+        Json value = o.path == "seeds" ? expand_seed_range(o.value, where) : o.value;
+        // A string key takes the text as typed: --set target=1 is "1".
+        if (spec->type == KeyType::string && !value.is_string()) value = o.text.substr(o.text.find('=') + 1);
         check_value(where, *spec, value);
         flat[o.path] = value;
         for (const char* block : {"sweep", "zip"})

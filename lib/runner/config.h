@@ -89,6 +89,14 @@ report::Table key_table(const ExperimentKind& kind);
 // Parses a JSON file; errors name the file, line and column.
 Json load_json_file(const std::string& path);
 
+// A config file with its "base" resolved: when the file names
+// "base": "other.json" (a path relative to the file), the base is loaded
+// the same way and this file's keys are merged into it by JSON Merge
+// Patch (RFC 7386): objects merge key by key, anything else replaces, and
+// null deletes the key. Chains are followed; a cycle or a chain deeper
+// than 16 is an error naming the files.
+Json load_config(const std::string& path);
+
 // Validates `root` (from `source`) against its kind and expands the grid.
 // Every defect is an ffn::Error naming the source, the key and what was
 // expected; an unknown key comes with a did-you-mean suggestion.

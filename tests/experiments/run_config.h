@@ -16,7 +16,7 @@ inline runner::SweepResult run_config(const std::string& name, const std::vector
     std::vector<runner::Override> overrides;
     for (const auto& s : sets) overrides.push_back(runner::parse_override(s));
     const auto path = source_path("configs/" + name);
-    const auto plan = runner::make_plan(runner::load_json_file(path), path, overrides, experiments::all_kinds());
+    const auto plan = runner::make_plan(runner::load_config(path), path, overrides, experiments::all_kinds());
     return runner::execute(plan, {2, {}, {}});
 }
 

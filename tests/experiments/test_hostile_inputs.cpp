@@ -75,7 +75,7 @@ TEST_CASE("configs and --set values: 300 malformed variants each give ffn::Error
         io::write_file_atomically(path, text);
         // The ablation runs in microseconds: run what validates, so the
         // run-time checks (matrix shapes...) are fed too.
-        runner::execute(runner::make_plan(runner::load_json_file(path), path, {}, experiments::all_kinds()), {1, {}, {}});
+        runner::execute(runner::make_plan(runner::load_config(path), path, {}, experiments::all_kinds()), {1, {}, {}});
     });
     const std::string width = io::read_file(test::source_path("configs/width_quick.json"));
     feed(mutations(R"({"lr": 0.002, "interval": [-1, 1], "seeds": {"range": [0, 3]}, "zip.d": [1]})", 150),
@@ -83,7 +83,7 @@ TEST_CASE("configs and --set values: 300 malformed variants each give ffn::Error
              const std::string path = dir.file("w.json");
              io::write_file_atomically(path, width);
              for (const char* key : {"lr", "interval", "seeds", "sweep.model.width", "document", "zip"})
-                 runner::make_plan(runner::load_json_file(path), path, {runner::parse_override(std::string(key) + "=" + value)},
+                 runner::make_plan(runner::load_config(path), path, {runner::parse_override(std::string(key) + "=" + value)},
                                    experiments::all_kinds());
          });
 }

@@ -24,6 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
         }
         const std::string path = ffn::fuzz::scratch_file("config.json", input.substr(0, split));
-        ffn::runner::make_plan(ffn::runner::load_json_file(path), path, overrides, ffn::experiments::all_kinds());
+        ffn::runner::make_plan(ffn::runner::load_config(path), path, overrides, ffn::experiments::all_kinds());
     });
 }
