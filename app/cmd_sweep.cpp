@@ -1,5 +1,6 @@
 #include "cmd_sweep.h"
 
+#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -19,9 +20,11 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_option("config,-c,--config", o.config, "JSON config file (-c optional)")->required();
     cmd->add_option("--set", o.overrides, "Override a key: --set model.width=8 (repeatable)");
     const auto not_empty = [](const std::string& path) { return path.empty() ? std::string("an empty path") : std::string(); };
-    cmd->add_option("-o,--out", o.out_dir,
-                    "Also write NAME.md/.csv/.json per table and manifest.json here, the folder replaced as a whole")
-        ->check(not_empty);
+    o.out_option = cmd->add_option("-o,--out", o.out_dir,
+                                   "Also write NAME.md/.csv/.json per table and manifest.json here, the folder replaced as "
+                                   "a whole (no folder: results/CONFIG/UTC-TIME/)")
+                       ->expected(0, 1)
+                       ->check(not_empty);
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
@@ -59,6 +62,37 @@ void write_outputs(io::StagedFolder& out, const std::string& kind, const std::ve
     out.commit();
 }
 
+// --out DIR, or with no folder named, Hydra's results/<config>/<UTC time>/.
+std::string output_folder(const SweepOptions& o) {
+    if (!o.out_dir.empty() || !o.out_option || o.out_option->count() == 0) return o.out_dir;
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+    return (std::filesystem::path("results") / std::filesystem::path(o.config).stem() / stamp).string();
+}
+
+// The folder is replaced as a whole: rerunning a config replaces its own
+// tables, but another config's tables are not overwritten without a word.
+void refuse_other_configs_output(const std::string& dir, const std::string& config) {
+    const auto manifest = std::filesystem::path(dir) / "manifest.json";
+    if (!std::filesystem::is_regular_file(manifest)) return;
+    std::string theirs;
+    try {
+        theirs = runner::load_json_file(manifest.string()).value("config_file", "");
+    } catch (const Error&) {
+        return;  // not a manifest we can read: StagedFolder's own rule judges the folder
+    }
+    const auto same = [](const std::string& a, const std::string& b) {
+        std::error_code ec;
+        return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+    };
+    if (!theirs.empty() && !same(theirs, config))
+        throw Error("--out " + dir + ": holds the tables of " + theirs + "; write " + config +
+                    "'s to another folder (or remove that one)");
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& o) {
@@ -77,13 +111,19 @@ int run_sweep(const SweepOptions& o) {
                                  plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
         return 0;
     }
+    if (o.format == "csv" && o.tables.size() > 1)
+        throw Error("--format csv: one table per stream; give one --table (--out writes them all)");
     if (!o.plot_dir.empty() && !plan.kind->plot)
         throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
     if (!o.save_weights.empty() && !plan.kind->saves_weights)
         throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
     // A bad --out fails before the work, not after it.
     std::optional<io::StagedFolder> out;
-    if (!o.out_dir.empty()) out.emplace(o.out_dir, "manifest.json");
+    const std::string out_dir = output_folder(o);
+    if (!out_dir.empty()) {
+        refuse_other_configs_output(out_dir, o.config);
+        out.emplace(out_dir, "manifest.json");
+    }
     for (const auto* dir : {&o.save_weights, &o.plot_dir})
         if (!dir->empty()) make_output_folder(*dir);
     runner::SweepResult result;
@@ -105,17 +145,28 @@ int run_sweep(const SweepOptions& o) {
         if (!found) throw Error("--table " + name + ": experiment '" + plan.kind->name + "' has tables " + known);
     }
     if (o.tables.empty()) shown = result.tables;
+    // CSV is one table per stream for pandas and friends: several tables
+    // would need separators no CSV reader knows.
+    if (o.format == "csv" && shown.size() > 1) {
+        std::string names;
+        for (const auto& t : shown) names += (names.empty() ? "" : ", ") + t.name();
+        throw Error(fmt::format("--format csv: experiment '{}' has {} tables ({}); name one with --table (--out writes them all)",
+                                plan.kind->name, shown.size(), names));
+    }
     if (o.format == "json") {
         std::cout << report::results_document(plan.kind->name, shown, result.manifest).dump(2) << "\n";
     } else {
         for (std::size_t i = 0; i < shown.size(); ++i) {
             const auto& t = shown[i];
             if (o.format == "md") std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n" << to_markdown(t);
-            else std::cout << (i ? "\n" : "") << "# " << t.name() << "\n" << to_csv(t);
+            else std::cout << to_csv(t);
         }
     }
     std::cout.flush();
-    if (out) write_outputs(*out, plan.kind->name, result.tables, result.manifest);
+    if (out) {
+        write_outputs(*out, plan.kind->name, result.tables, result.manifest);
+        if (!o.quiet && o.out_dir.empty()) std::cerr << o.config << ": tables written to " << out_dir << "\n";
+    }
     if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir);
     const auto& e = result.expect;
     const auto verdicts = report::count_verdicts(result.tables);

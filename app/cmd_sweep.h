@@ -9,6 +9,7 @@ struct SweepOptions {
     std::string config;
     std::vector<std::string> overrides;
     std::string out_dir;
+    CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
     std::string save_weights;
     std::string plot_dir;
     std::string format = "md";

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <string>
 
 #include "cmd_bench.h"
 #include "cmd_check.h"
@@ -31,6 +32,16 @@ int main(int argc, char** argv) {
     auto* diff_cmd = setup_diff(app, diff);
     auto* check_cmd = setup_check(app, check);
     auto* bench_cmd = setup_bench(app, bench);
+
+    // A bare --out asks for the default folder, and CLI11 hands both it and
+    // `--out ""` over as an empty value: an empty path is refused here.
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--out=" || arg == "-o=" || ((arg == "--out" || arg == "-o") && i + 1 < argc && argv[i + 1][0] == '\0')) {
+            std::cerr << "ffn-lab: --out: an empty path\n";
+            return static_cast<int>(ffn::ExitCode::bad_input);
+        }
+    }
 
     try {
         app.parse(argc, argv);

@@ -293,8 +293,8 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         if (has_document || !std::string_view(name).ends_with("_doc")) t.add_column(name, type, digits);
     if (has_document)
         for (auto [name, type, digits] : Columns{
-                 {"kinks<=m", ColumnType::boolean, 0},    {"median_kinks>=m-3", ColumnType::boolean, 0},
-                 {"a_seed_within_25%", ColumnType::boolean, 0}, {"median_within_2.5x", ColumnType::boolean, 0},
+                 {"kinks_le_m", ColumnType::boolean, 0},    {"median_kinks_ge_m_minus_3", ColumnType::boolean, 0},
+                 {"a_seed_within_25pct", ColumnType::boolean, 0}, {"median_within_2_5x", ColumnType::boolean, 0},
                  {"rmse_falls", ColumnType::boolean, 0},  {"verdict", ColumnType::text, 0},
                  {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
             t.add_column(name, type, digits);
