@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fmt/format.h>
 
 #include "analysis/kinks.h"
 #include "core/error.h"
+#include "core/stats.h"
 #include "experiments/support/plot.h"
 #include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"
@@ -26,6 +28,42 @@ std::size_t median_run(const std::vector<std::size_t>& group, const report::Tabl
 }
 
 std::string header(const std::string& title) { return plot::header(title, "x", "y"); }
+
+// curves.svg: per seed group, the median training MSE against the step
+// and the band from the lowest to the highest seed (log scale).
+void plot_curves(const runner::Plan& plan, const report::Table& curves, const std::string& dir) {
+    std::map<std::string, std::map<std::int64_t, std::vector<double>>> by_run;  // run id -> step -> losses
+    for (std::size_t r = 0; r < curves.row_count(); ++r)
+        if (const auto loss = report::as_number(curves.at(r, "loss")))
+            by_run[report::format_cell(curves.at(r, "run_id"), 0)][static_cast<std::int64_t>(*report::as_number(curves.at(r, "step")))]
+                .push_back(*loss);
+    std::string script = plot::header("training curves: median MSE over seeds, band from the best to the worst seed", "step", "MSE") +
+                         "set logscale y\nset style fill transparent solid 0.15 noborder\n";
+    std::string plots = "plot";
+    std::size_t shown = 0;
+    for (const auto& group : runner::seed_groups(plan)) {
+        std::map<std::int64_t, std::vector<double>> at_step;
+        for (std::size_t i : group)
+            for (const auto& [step, losses] : by_run[plan.runs[i].id_hex()]) at_step[step].insert(at_step[step].end(), losses.begin(), losses.end());
+        if (at_step.empty()) continue;
+        std::vector<std::vector<double>> cols(4);
+        for (auto& [step, losses] : at_step) {
+            cols[0].push_back(static_cast<double>(step));
+            cols[1].push_back(median(losses));
+            cols[2].push_back(*std::min_element(losses.begin(), losses.end()));
+            cols[3].push_back(*std::max_element(losses.begin(), losses.end()));
+        }
+        std::string label;
+        for (const auto& [key, value] : plan.runs[group.front()].swept)
+            if (key != "seed") label += (label.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+        script += plot::data_block(fmt::format("g{}", shown), cols);
+        plots += fmt::format("{} $g{} using 1:3:4 with filledcurves lc {} notitle, $g{} using 1:2 with lines lw 2 lc {} title '{}'",
+                             shown ? "," : "", shown, shown + 1, shown, shown + 1, plot::plain_title(label.empty() ? "all seeds" : label));
+        ++shown;
+    }
+    if (shown == 0) return;
+    plot::render(script + plots + "\n", (std::filesystem::path(dir) / "curves.svg").string());
+}
 
 }  // namespace
 
@@ -108,6 +146,8 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     for (std::size_t j = 0; j < net.w.size(); ++j)
         plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1 title 'unit {}'", j + 4, j + 1);
     plot::render(script + plots + "\n", ramps_svg);
+    for (const auto& t : tables)
+        if (t.name() == "curves") plot_curves(plan, t, dir);
 }
 
 }  // namespace ffn::experiments::width_sweep

@@ -128,7 +128,7 @@ std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const Fit
     const runner::Run& first = runs.front();
     train::FitSpec spec;
     spec.steps = first.integer("steps");
-    spec.record_every = spec.steps;
+    spec.record_every = first.integer("log_every") > 0 ? first.integer("log_every") : spec.steps;
     const std::vector<T> x(data.x.begin(), data.x.end()), y(data.y.begin(), data.y.end());
     const auto records = train::fit_narrow<T>(trained, {train::parse_optimizer(first.string("optimizer")), first.number("lr")}, x, y, spec);
     std::vector<FittedNet> out;
@@ -138,6 +138,7 @@ std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const Fit
         FittedNet f = fitted(nets[i], data);
         f.status = loaded ? "loaded" : records[k].status;
         f.steps = loaded ? 0 : records[k].steps_done;
+        if (!loaded && first.integer("log_every") > 0) f.curve = records[k].curve;
         k += loaded ? 0 : 1;
         out.push_back(std::move(f));
     }
@@ -173,7 +174,12 @@ std::vector<report::Table> run_table(const runner::Run& run, const FitData& data
         kinks_grid = static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points"))));
     }
     t.add_row({ok ? Cell{f.rmse} : Cell{}, kinks, kinks_grid, static_cast<std::int64_t>(f.steps), f.status});
-    return {t};
+    if (run.integer("log_every") == 0) return {t};
+    report::Table curve("curve");
+    curve.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
+    for (const auto& [step, loss] : f.curve)
+        curve.add_row({static_cast<std::int64_t>(step), std::isfinite(loss) ? Cell{loss} : Cell{}});
+    return {t, curve};
 }
 
 std::vector<std::vector<report::Table>> run_width_batch(std::span<const runner::Run> runs) {
@@ -378,7 +384,22 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
                                        whole.median_within_2_5, whole.rmse_falls, verdict, blocks, blocks_pass});
         t.add_row(std::move(cells));
     }
-    return {t, runs};
+    if (plan.runs.front().integer("log_every") == 0) return {t, runs};
+    // The training curves, one row per (run, logged step), for files and plots.
+    report::Table curves("curves");
+    runner::add_swept_columns(plan, curves);
+    curves.add_column("seed", ColumnType::integer).add_column("run_id", ColumnType::text);
+    curves.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
+    for (std::size_t i = 0; i < per_run.size(); ++i) {
+        if (per_run[i].size() < 2) continue;  // a loaded net trains no steps
+        const report::Table& c = per_run[i][1];
+        for (std::size_t r = 0; r < c.row_count(); ++r) {
+            auto cells = runner::swept_cells(plan, i);
+            cells.insert(cells.end(), {static_cast<std::int64_t>(plan.runs[i].seed), plan.runs[i].id_hex(), c.at(r, "step"), c.at(r, "loss")});
+            curves.add_row(std::move(cells));
+        }
+    }
+    return {t, runs, curves};
 }
 
 }  // namespace
@@ -436,6 +457,8 @@ runner::ExperimentKind make() {
         {.path = "lr", .type = KeyType::number, .default_value = 1e-3, .min = 0.0, .help = "learning rate"},
         {.path = "steps", .type = KeyType::integer, .default_value = 5000, .min = 0.0, .max = 1e8,
          .help = "full-batch steps"},
+        {.path = "log_every", .type = KeyType::integer, .default_value = 0, .min = 0.0, .max = 1e8,
+         .help = "record each run's training MSE every N steps (0: off): a curves table, and curves.svg with --plot"},
         {.path = "grid_points", .type = KeyType::integer, .default_value = 40001, .min = 3.0, .max = 1e7,
          .help = "dense grid for the slope-change kink count"},
         {.path = "dtype", .type = KeyType::string, .default_value = "float32", .choices = {"float32", "float64"},

@@ -2,6 +2,7 @@
 // Pieces of the width sweep shared with its plots.
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nn/activation.h"
@@ -22,6 +23,7 @@ struct FittedNet {
     double rmse = 0;
     long steps = 0;
     std::string status;
+    std::vector<std::pair<long, double>> curve;  // (step, MSE of the step) every log_every steps
     double at(double x) const;              // evaluated in float64
     double unit(std::size_t j, double x) const;  // unit j's part of at(x): v_j act(w_j x + b_j)
 };

@@ -194,3 +194,18 @@ TEST_CASE("glu_variants: every model gets the most hidden units its budget buys"
     CHECK_THROWS_WITH(run_config("glu_variants.json", {"budget=100", "seeds=[0]"}),
                       doctest::Contains("key 'budget': 100 weights buy no hidden unit of 'form_rank2' at d = 32"));
 }
+
+TEST_CASE("width_sweep: log_every records every run's training loss") {
+    const auto result = run_config("smoke/width_small.json", {"log_every=100"});
+    const auto& curves = table(result, "curves");
+    REQUIRE(curves.row_count() == 6 * 3);  // 6 runs x steps 100, 200, 300
+    for (std::size_t r = 0; r < curves.row_count(); ++r) {
+        CHECK(num(curves, r, "step") == double(100 * (r % 3 + 1)));
+        CHECK(num(curves, r, "loss") > 0);
+    }
+    // The loss falls over training, for every run of width 8.
+    for (std::size_t r = 9; r < 18; r += 3) CHECK(num(curves, r + 2, "loss") < num(curves, r, "loss"));
+    // Off by default: no curves table.
+    const auto plain = run_config("smoke/width_small.json");
+    CHECK(std::none_of(plain.tables.begin(), plain.tables.end(), [](const report::Table& t) { return t.name() == "curves"; }));
+}
