@@ -176,17 +176,7 @@ Spread spread(std::vector<double> v) {
 // max; and the training curves as the median and spread of the minibatch
 // loss at each logged step. Every run's row stays in `runs`.
 std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs("runs");
-    runner::add_swept_columns(plan, runs);
-    runs.add_column("seed", ColumnType::integer);
-    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
-    for (std::size_t i = 0; i < per_run.size(); ++i) {
-        auto cells = runner::swept_cells(plan, i);
-        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
-        const auto& row = per_run[i].front().rows().front();
-        cells.insert(cells.end(), row.begin(), row.end());
-        runs.add_row(std::move(cells));
-    }
+    report::Table runs = runner::per_run_rows(plan, per_run);
 
     report::Table t("variants");
     runner::add_swept_columns(plan, t);

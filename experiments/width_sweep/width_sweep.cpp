@@ -265,19 +265,7 @@ constexpr std::size_t kPwlBoundSamples = 4000;
 constexpr std::size_t kBlock = 10;
 
 std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs("runs");
-    runner::add_swept_columns(plan, runs);
-    runs.add_column("seed", ColumnType::integer);
-    runs.add_column("run_id", ColumnType::text);  // joins the row with --save-weights files and the manifest
-    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
-    for (std::size_t i = 0; i < per_run.size(); ++i) {
-        auto cells = runner::swept_cells(plan, i);
-        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
-        cells.push_back(plan.runs[i].id_hex());
-        const auto& row = per_run[i].front().rows().front();
-        cells.insert(cells.end(), row.begin(), row.end());
-        runs.add_row(std::move(cells));
-    }
+    report::Table runs = runner::per_run_rows(plan, per_run);
 
     report::Table t("width");
     runner::add_swept_columns(plan, t);

@@ -147,6 +147,23 @@ report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<re
     return t;
 }
 
+report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
+    report::Table runs("runs");
+    add_swept_columns(plan, runs);
+    runs.add_column("seed", report::ColumnType::integer);
+    runs.add_column("run_id", report::ColumnType::text);
+    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
+    for (std::size_t i = 0; i < per_run.size(); ++i) {
+        auto cells = swept_cells(plan, i);
+        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
+        cells.push_back(plan.runs[i].id_hex());
+        const auto& row = per_run[i].front().rows().front();
+        cells.insert(cells.end(), row.begin(), row.end());
+        runs.add_row(std::move(cells));
+    }
+    return runs;
+}
+
 SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     const std::string started = utc_now();

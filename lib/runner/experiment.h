@@ -79,6 +79,11 @@ std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run);
 report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
                               const SeedStatistics& spec);
 
+// Every run's row, one per run in grid order: the swept values, the seed,
+// the run id (which joins the row with the manifest and saved files), then
+// the first row of the run's first table. A kind's "runs" table.
+report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run);
+
 // The default join described above.
 std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run);
 
