@@ -15,11 +15,9 @@
 #include "nn/activation_loops.h"
 #include "train/narrow_fit.h"
 
-// GCC warns that a vector argument's ABI depends on -mavx: these functions
-// have internal linkage and never cross a build's boundary.
-#if defined(__GNUC__) && !defined(__clang__)
+// GCC and clang warn that a vector argument's ABI depends on -mavx: these
+// functions have internal linkage and never cross a build's boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 namespace ffn::train {
 namespace {
