@@ -463,9 +463,12 @@ runner::ExperimentKind make() {
                     if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))
                         throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
                     // Forward and backward keep about six samples x width
-                    // matrices per run.
+                    // matrices per run; train::fit_narrow keeps two more per
+                    // lane of its block for smooth units.
                     refuse_runs_beyond_memory(plan, {"samples", "model.width"}, [](const runner::Run& r) {
-                        return 6.0 * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
+                        const bool smooth = !nn::is_piecewise_linear(nn::parse_activation(r.string("activation")));
+                        const double matrices = 6.0 + (smooth ? 2.0 * train::kNarrowLanes : 0.0);
+                        return matrices * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
                                (r.is_float64() ? 8 : 4);
                     });
                     const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };

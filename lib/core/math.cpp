@@ -23,7 +23,7 @@ constexpr double kSqrtHalf = 0x1.6a09e667f3bcdp-1;  // sqrt(1/2), rounded up: th
 // y * 2^k with one rounding (only when the result is subnormal), as ldexp.
 double scale(double y, int k) {
     const int k1 = k / 2;
-    return y * kernels::power_of_two(k1) * kernels::power_of_two(k - k1);
+    return y * kernels::power_of_two<double>(k1) * kernels::power_of_two<double>(k - k1);
 }
 
 using kernels::expm1_reduced;

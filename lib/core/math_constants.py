@@ -13,9 +13,12 @@ table is exact and the same wherever it is regenerated:
 - erfcx(a) = exp(a^2) erfc(a) on a >= 0: t P(s) with t = 2 / (2 + a) and
   s = 2 t - 1, P a polynomial of degree 28 (Chebyshev interpolation in s,
   rewritten in powers of s), so one branch-free formula covers every a.
+- The float versions (suffix F) of what exp, tanh, sigmoid and erfc need,
+  for the float32 activations: shorter series, rounded once to float.
 """
 from decimal import Decimal as D, getcontext
 from fractions import Fraction
+from math import factorial
 
 getcontext().prec = 100
 TINY = D(10) ** -95
@@ -150,8 +153,26 @@ def taylor(first, count, step, lead, factorial):
     return out
 
 
-def array(name, values, per_line=3):
-    lines = [f"constexpr double {name}[] = {{"]
+def hexfloat32(value):
+    """The float nearest to a Decimal or Fraction (ties to even), as a C hex
+    literal: rounded once from the exact value, not through a double."""
+    f = Fraction(value)
+    if f == 0:
+        return "0x0p+0f"
+    exponent = 0
+    while abs(f) >= 2 ** 24:
+        f /= 2
+        exponent += 1
+    while abs(f) < 2 ** 23:
+        f *= 2
+        exponent -= 1
+    whole = round(f)  # Python's round of a Fraction is to nearest, ties to even
+    mantissa, power = float(Fraction(whole) * Fraction(2) ** exponent).hex().split("p")
+    return mantissa.rstrip("0").rstrip(".") + "p" + power + "f"
+
+
+def array(name, values, per_line=3, kind="double"):
+    lines = [f"constexpr {kind} {name}[] = {{"]
     for i in range(0, len(values), per_line):
         lines.append("    " + ", ".join(values[i:i + per_line]) + ",")
     lines.append("};")
@@ -188,6 +209,15 @@ def main():
     # coefficients below 1e-17 (the fit itself is within 4e-16 of erfcx in
     # double arithmetic, measured by tests/core/test_math.cpp).
     print(array("kErfcxPolynomial", [hexfloat(v) for v in erfcx_polynomial(28)]) + "  // powers of s, from s^0")
+    # float: ln 2 with a 16-bit head (k * head exact for |k| <= 2^8); exp(r) - 1
+    # on |r| <= ln(2)/2 to r^8/8! (r^9/9! is below 2^-30 of it); erfcx to
+    # degree 12 (within 2e-9 of erfcx, a thirtieth of float's rounding).
+    ln2_head = head(LN2, 16)
+    print(f"constexpr float kLn2F[] = {{{hexfloat32(ln2_head)}, {hexfloat32(Fraction(LN2) - ln2_head)}}};  // a 16-bit head, then the rest")
+    print(f"constexpr float kInvLn2F = {hexfloat32(1 / LN2)};")
+    factorials = [Fraction(1, factorial(n)) for n in range(2, 9)]
+    print(array("kExpm1TaylorF", [hexfloat32(v) for v in factorials], kind="float") + "  // 1/n!, n = 2..8")
+    print(array("kErfcxPolynomialF", [hexfloat32(v) for v in erfcx_polynomial(12)], kind="float") + "  // powers of s, from s^0")
     print("}  // namespace ffn::math::constants")
 
 

@@ -14,104 +14,210 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
 
 #include "core/math_constants.inc"
 
 namespace ffn::math::kernels {
 namespace {
 
-// c[0] + x (c[1] + x (c[2] + ...)), unrolled at compile time.
-template <std::size_t N, std::size_t I = 0>
-inline double horner(const double (&c)[N], double x) {
-    if constexpr (I + 1 == N) return c[I];
-    else return horner<N, I + 1>(c, x) * x + c[I];
+// What the formulas below need to know of double and float: the integer of
+// the same size, the exponent's bias, the constants' tables, and where each
+// function saturates. The float versions exist for the float32 activations
+// (8 lanes to a vector instead of 4, shorter series); they follow the
+// double ones line by line.
+template <class T>
+struct Format;
+
+template <>
+struct Format<double> {
+    using Int = std::int64_t;
+    using Bits = std::uint64_t;
+    static constexpr int kMantissaBits = 52;
+    static constexpr Int kBias = 1023;
+    static constexpr double kShifter = 0x1.8p52;  // 1.5 * 2^52: adding it rounds to an integer
+    static constexpr auto& kLn2 = constants::kLn2;  // a 32-bit head: k ln2's head exact for |k| < 2^21
+    static constexpr double kInvLn2 = constants::kInvLn2;
+    static constexpr auto& kExpm1Taylor = constants::kExpm1Taylor;
+    static constexpr auto& kErfcxPolynomial = constants::kErfcxPolynomial;
+    static constexpr double kExpMax = 710;    // exp overflows beyond
+    static constexpr double kExpMin = -746;   // and rounds to 0 below
+    static constexpr double kTanhOne = 22;    // tanh rounds to +-1 beyond
+    static constexpr double kErfcZero = 28;   // erfc below the least subnormal beyond
+    static constexpr double kVeltkamp = 134217729.0;  // 2^27 + 1: a 26-bit head
+};
+
+template <>
+struct Format<float> {
+    using Int = std::int32_t;
+    using Bits = std::uint32_t;
+    static constexpr int kMantissaBits = 23;
+    static constexpr Int kBias = 127;
+    static constexpr float kShifter = 0x1.8p23f;
+    static constexpr auto& kLn2 = constants::kLn2F;  // a 16-bit head: exact for |k| < 2^8
+    static constexpr float kInvLn2 = constants::kInvLn2F;
+    static constexpr auto& kExpm1Taylor = constants::kExpm1TaylorF;
+    static constexpr auto& kErfcxPolynomial = constants::kErfcxPolynomialF;
+    static constexpr float kExpMax = 89;
+    static constexpr float kExpMin = -104;
+    static constexpr float kTanhOne = 10;
+    static constexpr float kErfcZero = 10.5f;
+};
+
+// The kernels below take a scalar (float, double) or a GCC vector of them
+// (the vector extension, as train/narrow_kernel.h uses): its operators act
+// lane by lane with the scalar operator's rounding, and ?: on a vector
+// condition selects lane by lane, so a lane computes the scalar's bits.
+// Scalar<V> is the element type, IntOf<V> the integers of the same shape.
+template <class V>
+struct LaneTraits {
+    using Scalar = V;
+    using Int = typename Format<V>::Int;
+};
+template <class V>
+    requires requires(V v) { v[0]; }
+struct LaneTraits<V> {
+    using Scalar = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
+    typedef typename Format<Scalar>::Int Int __attribute__((vector_size(sizeof(V))));
+};
+template <class V>
+using Scalar = typename LaneTraits<V>::Scalar;
+template <class V>
+using IntOf = typename LaneTraits<V>::Int;
+
+// c[0] + x (c[1] + x (c[2] + ...)), innermost first.
+template <class S, std::size_t N, class V>
+inline V horner(const S (&c)[N], V x) {
+    static_assert(N >= 2);
+    V y = c[N - 1] * x + c[N - 2];
+    for (std::size_t i = N - 2; i-- > 0;) y = y * x + c[i];
+    return y;
 }
 
 // b when a is NaN: a clamped NaN becomes a harmless number, and the NaN is
 // restored by the caller's final select.
-inline double min(double a, double b) { return a < b ? a : b; }
-inline double max(double a, double b) { return a > b ? a : b; }
-inline double abs(double a) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(a) & ~(1ull << 63)); }
+template <class V, class B>
+inline V min(V a, B b) { return a < b ? a : b; }
+template <class V, class B>
+inline V max(V a, B b) { return a > b ? a : b; }
 
-// 2^k for k in the normal range [-1022, 1023], from its bits.
-inline double power_of_two(std::int64_t k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+template <class V>
+inline IntOf<V> sign_bit(V a) {
+    using Int = IntOf<V>;
+    return std::bit_cast<Int>(a) & std::numeric_limits<typename Format<Scalar<V>>::Int>::min();
+}
+template <class V>
+inline V with_sign_bit(V magnitude, IntOf<V> sign) { return std::bit_cast<V>(std::bit_cast<IntOf<V>>(magnitude) | sign); }
+template <class V>
+inline V abs(V a) { return std::bit_cast<V>(std::bit_cast<IntOf<V>>(a) ^ sign_bit(a)); }
 
-// exp(r) - 1 for |r| <= ln(2)/2: r + r^2 (1/2 + r/6 + ...).
-inline double expm1_reduced(double r) { return r + (r * r) * horner(constants::kExpm1Taylor, r); }
-
-// x = k ln2 + r with |r| <= ln(2)/2, for |x| < 2^50: k by adding 1.5 * 2^52,
-// which rounds x/ln2 to the nearest integer (ties to even) and leaves it in
-// the low bits; k ln2's head is exact (a 32-bit head times k < 2^11).
-struct Reduced {
-    double r;
-    std::int64_t k;
-};
-inline Reduced reduce_ln2(double x) {
-    constexpr double shifter = 0x1.8p52;
-    const double shifted = x * constants::kInvLn2 + shifter;
-    const double k = shifted - shifter;
-    return {(x - k * constants::kLn2[0]) - k * constants::kLn2[1],
-            std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter)};
+// 2^k for k in the normal range, from its bits (k + bias is positive, so
+// the shift never meets a sign bit).
+template <class V>
+inline V power_of_two(IntOf<V> k) {
+    using F = Format<Scalar<V>>;
+    return std::bit_cast<V>((k + F::kBias) << F::kMantissaBits);
 }
 
-inline double exp(double x) {
-    // Clamped so that k stays small; exp(-746) rounds to 0 and exp(710)
-    // overflows, as for every x beyond.
-    const auto [r, k] = reduce_ln2(max(min(x, 710.0), -746.0));
+// exp(r) - 1 for |r| <= ln(2)/2: r + r^2 (1/2 + r/6 + ...).
+template <class V>
+inline V expm1_reduced(V r) { return r + (r * r) * horner(Format<Scalar<V>>::kExpm1Taylor, r); }
+
+// x = k ln2 + r with |r| <= ln(2)/2, for |x| within the exponent range: k
+// by adding kShifter, which rounds x/ln2 to the nearest integer (ties to
+// even) and leaves it in the low bits; k ln2's head is exact (a short head
+// times a small k).
+template <class V>
+struct Reduced {
+    V r;
+    IntOf<V> k;
+};
+template <class V>
+inline Reduced<V> reduce_ln2(V x) {
+    using F = Format<Scalar<V>>;
+    using Int = IntOf<V>;
+    const V shifted = x * F::kInvLn2 + F::kShifter;
+    const V k = shifted - F::kShifter;
+    return {(x - k * F::kLn2[0]) - k * F::kLn2[1], std::bit_cast<Int>(shifted) - std::bit_cast<typename F::Int>(F::kShifter)};
+}
+
+template <class V>
+inline V exp(V x) {
+    using F = Format<Scalar<V>>;
+    // Clamped so that k stays small; as for every x beyond, exp(kExpMin)
+    // rounds to 0 and exp(kExpMax) overflows.
+    const auto [r, k] = reduce_ln2(max(min(x, F::kExpMax), F::kExpMin));
     // 2^k in two factors, each a normal number: one rounding at most, only
     // when the result is subnormal (as ldexp).
-    const std::int64_t k1 = k >> 1;
-    const double y = (1 + expm1_reduced(r)) * power_of_two(k1) * power_of_two(k - k1);
+    const IntOf<V> k1 = k >> 1;
+    const V y = (1 + expm1_reduced(r)) * power_of_two<V>(k1) * power_of_two<V>(k - k1);
     return x != x ? x : y;
 }
 
-// tanh(x) = t / (t + 2) with t = exp(2|x|) - 1, which for |x| <= 22 is
-// 2^k e + (2^k - 1), e = exp(r) - 1, both parts exact (k <= 64). Beyond 22,
-// tanh rounds to +-1, and so does this formula at the clamp.
-inline double tanh(double x) {
-    const double a = min(abs(x), 22.0);
+// tanh(x) = t / (t + 2) with t = exp(2|x|) - 1 = 2^k e + (2^k - 1), e =
+// exp(r) - 1. Beyond kTanhOne, tanh rounds to +-1, and so does this
+// formula at the clamp.
+template <class V>
+inline V tanh(V x) {
+    const V a = min(abs(x), Format<Scalar<V>>::kTanhOne);
     const auto [r, k] = reduce_ln2(2 * a);
-    const double two_k = power_of_two(k);
-    const double t = two_k * expm1_reduced(r) + (two_k - 1);
-    const double y = t / (t + 2);  // >= 0: x's sign bit put on it keeps tanh(-0) = -0
-    const double signed_y = std::bit_cast<double>(std::bit_cast<std::uint64_t>(y) | (std::bit_cast<std::uint64_t>(x) & (1ull << 63)));
-    return x != x ? x : signed_y;
+    const V two_k = power_of_two<V>(k);
+    const V t = two_k * expm1_reduced(r) + (two_k - 1);
+    const V y = t / (t + 2);  // >= 0: x's sign bit put on it keeps tanh(-0) = -0
+    return x != x ? x : with_sign_bit(y, sign_bit(x));
 }
 
-// exp(-a^2) for 0 <= a <= 28, with a^2 split exactly into hi + lo
-// (Veltkamp: a's head has 26 bits, so hi = head^2 is exact), since rounding
-// a^2 first would put an error of a^2 units into the result.
-inline double exp_minus_square(double a) {
-    const double c = 134217729.0 * a;  // 2^27 + 1
-    const double head = c - (c - a);
-    const double tail = a - head;
-    const double m = -((2 * head + tail) * tail);  // -lo, |lo| < 2^-12
-    const double exp_m = 1 + m * (1 + m * (0.5 + m * (1.0 / 6 + m * (1.0 / 24))));  // m^5/120 < 2^-70
-    return exp(-(head * head)) * exp_m;
+// exp(-a^2) for 0 <= a <= kErfcZero. In double, a^2 is split exactly into
+// hi + lo (Veltkamp: a's head has 26 bits, so hi = head^2 is exact), since
+// rounding a^2 first would put an error of a^2 units into the result;
+// |lo| < 2^-12, and the series of exp(-lo) to lo^4/24 is within 2^-70 of
+// it. In float the split buys nothing: the float a the callers pass
+// (x / sqrt 2 for GELU) is already rounded, which puts 2 a^2 units into
+// exp(-a^2) before this function starts, and a^2's own rounding adds a^2
+// (tests/nn/test_activation.cpp measures the same bounds with and without).
+template <class V>
+inline V exp_minus_square(V a) {
+    using S = Scalar<V>;
+    if constexpr (sizeof(S) == 4) {
+        return exp(-(a * a));
+    } else {
+        const V c = Format<S>::kVeltkamp * a;
+        const V head = c - (c - a);
+        const V tail = a - head;
+        const V m = -((2 * head + tail) * tail);  // -lo
+        const V exp_m = 1 + m * (1 + m * (S(0.5) + m * (S(1.0 / 6) + m * S(1.0 / 24))));
+        return exp(-(head * head)) * exp_m;
+    }
 }
 
 // erfc(x) = exp(-a^2) t P(s), a = |x|, t = 2 / (2 + a), s = 2t - 1, one
 // polynomial for every a (lib/core/math_constants.py); 2 - that for x < 0.
-// Beyond a = 28, erfc is below the least subnormal, as is this at the clamp.
-// exp(-x^2) comes along: GELU's derivative needs both.
+// Beyond kErfcZero, erfc is below the least subnormal, as is this at the
+// clamp. exp(-x^2) comes along: GELU's derivative needs both.
+template <class V>
 struct ErfcAndGaussian {
-    double erfc;
-    double gaussian;  // exp(-x^2)
+    V erfc;
+    V gaussian;  // exp(-x^2)
 };
-inline ErfcAndGaussian erfc_and_gaussian(double x) {
-    const double a = min(abs(x), 28.0);
-    const double t = 2 / (2 + a);
-    const double gaussian = exp_minus_square(a);
-    const double tail = gaussian * (t * horner(constants::kErfcxPolynomial, 2 * t - 1));
-    if (x != x) return {x, x};
-    return {x < 0 ? 2 - tail : tail, gaussian};
+template <class V>
+inline ErfcAndGaussian<V> erfc_and_gaussian(V x) {
+    const V a = min(abs(x), Format<Scalar<V>>::kErfcZero);
+    const V t = 2 / (2 + a);
+    const V gaussian = exp_minus_square(a);
+    const V tail = gaussian * (t * horner(Format<Scalar<V>>::kErfcxPolynomial, 2 * t - 1));
+    const V erfc = x < 0 ? 2 - tail : tail;
+    return {x != x ? x : erfc, x != x ? x : gaussian};
 }
 
-inline double erfc(double x) { return erfc_and_gaussian(x).erfc; }
+template <class V>
+inline V erfc(V x) { return erfc_and_gaussian(x).erfc; }
 
-// Below x = -709.78 exp(-x) overflows and this is 0, where the true value
-// is below 1e-308.
-inline double sigmoid(double x) { return 1 / (1 + exp(-x)); }
+// Below x = -709.78 (-88.72 in float) exp(-x) overflows and this is 0,
+// where the true value is below the least normal number.
+template <class V>
+inline V sigmoid(V x) { return 1 / (1 + exp(-x)); }
 
 }  // namespace
 }  // namespace ffn::math::kernels

@@ -3,8 +3,9 @@
 // them to arrays. Included by activation.cpp (built for any x86-64) and by
 // activation_avx2.cpp (the same lines built with -mavx2): the loops
 // vectorise, and every lane computes what the scalar formula computes, so
-// the two builds give the same bits. Each formula runs in double with
-// ffn::math's kernels (no C library) and is rounded once to T.
+// the two builds give the same bits. Each formula runs in T (float or
+// double) with ffn::math's kernels (no C library): float32 activations
+// are float arithmetic, 8 to an AVX2 register, as in every framework.
 //
 // Internal linkage on purpose, as in gemm/kernels/tile_kernel.h: the two
 // builds of these inline functions must not be merged by the linker.
@@ -19,6 +20,8 @@ namespace {
 namespace loops {
 
 namespace mk = math::kernels;
+template <class T>
+using S = mk::Scalar<T>;  // T is a scalar, or a vector of them (train/narrow_kernel.h)
 
 // sqrt(2/pi) and the cubic coefficient of GELU's tanh approximation
 // (Hendrycks and Gimpel 2016), as PyTorch's approximate="tanh".
@@ -28,9 +31,11 @@ constexpr double kInvSqrt2 = 0.7071067811865476;
 constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density at 0
 
 struct Tanh {
-    static double value(double x) { return mk::tanh(x); }
-    static double derivative(double x) {
-        const double t = mk::tanh(x);
+    template <class T>
+    static T value(T x) { return mk::tanh(x); }
+    template <class T>
+    static T derivative(T x) {
+        const T t = mk::tanh(x);
         return 1 - t * t;
     }
 };
@@ -38,34 +43,44 @@ struct Tanh {
 // x Phi(x) with Phi(x) = erfc(-x/sqrt 2) / 2: for negative x, the usual
 // 1 + erf(x/sqrt 2) cancels to a few digits; erfc keeps them.
 struct Gelu {
-    static double value(double x) { return 0.5 * x * mk::erfc(-x * kInvSqrt2); }
-    static double derivative(double x) {
-        const auto [erfc, gaussian] = mk::erfc_and_gaussian(-x * kInvSqrt2);  // gaussian = exp(-x^2/2)
-        return 0.5 * erfc + x * gaussian * kInvSqrt2Pi;
+    template <class T>
+    static T value(T x) { return S<T>(0.5) * x * mk::erfc(-x * S<T>(kInvSqrt2)); }
+    template <class T>
+    static T derivative(T x) {
+        const auto [erfc, gaussian] = mk::erfc_and_gaussian(-x * S<T>(kInvSqrt2));  // gaussian = exp(-x^2/2)
+        return S<T>(0.5) * erfc + x * gaussian * S<T>(kInvSqrt2Pi);
     }
 };
 
 struct GeluTanh {
-    static double value(double x) { return 0.5 * x * (1 + mk::tanh(kGeluTanhScale * (x + kGeluTanhCubic * x * x * x))); }
-    static double derivative(double x) {
-        const double t = mk::tanh(kGeluTanhScale * (x + kGeluTanhCubic * x * x * x));
-        const double d_inner = kGeluTanhScale * (1 + 3 * kGeluTanhCubic * x * x);
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner;
+    template <class T>
+    static T value(T x) {
+        return S<T>(0.5) * x * (1 + mk::tanh(S<T>(kGeluTanhScale) * (x + S<T>(kGeluTanhCubic) * x * x * x)));
+    }
+    template <class T>
+    static T derivative(T x) {
+        const T t = mk::tanh(S<T>(kGeluTanhScale) * (x + S<T>(kGeluTanhCubic) * x * x * x));
+        const T d_inner = S<T>(kGeluTanhScale) * (1 + 3 * S<T>(kGeluTanhCubic) * x * x);
+        return S<T>(0.5) * (1 + t) + S<T>(0.5) * x * (1 - t * t) * d_inner;
     }
 };
 
 struct Silu {
-    static double value(double x) { return x * mk::sigmoid(x); }
-    static double derivative(double x) {
-        const double s = mk::sigmoid(x);
+    template <class T>
+    static T value(T x) { return x * mk::sigmoid(x); }
+    template <class T>
+    static T derivative(T x) {
+        const T s = mk::sigmoid(x);
         return s * (1 + x * (1 - s));
     }
 };
 
 struct Sigmoid {
-    static double value(double x) { return mk::sigmoid(x); }
-    static double derivative(double x) {
-        const double s = mk::sigmoid(x);
+    template <class T>
+    static T value(T x) { return mk::sigmoid(x); }
+    template <class T>
+    static T derivative(T x) {
+        const T s = mk::sigmoid(x);
         return s * (1 - s);
     }
 };
@@ -73,14 +88,14 @@ struct Sigmoid {
 template <class F, class T>
 void forward(std::span<T> values) {
     T* v = values.data();
-    for (std::size_t i = 0; i < values.size(); ++i) v[i] = static_cast<T>(F::value(static_cast<double>(v[i])));
+    for (std::size_t i = 0; i < values.size(); ++i) v[i] = F::value(v[i]);
 }
 
 template <class F, class T>
 void backward(std::span<const T> z, std::span<T> grad) {
     const T* __restrict zz = z.data();
     T* __restrict g = grad.data();
-    for (std::size_t i = 0; i < grad.size(); ++i) g[i] = g[i] * static_cast<T>(F::derivative(static_cast<double>(zz[i])));
+    for (std::size_t i = 0; i < grad.size(); ++i) g[i] = g[i] * F::derivative(zz[i]);
 }
 
 // The switch over activations, outside the loops. Relu and identity are not

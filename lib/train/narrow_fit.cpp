@@ -67,11 +67,13 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
     const std::size_t blocks = (count + L - 1) / L, per_block = (3 * m + 1) * L;
     // Lanes beyond the last net train a zero net nobody reads.
     std::vector<T> params(blocks * per_block, T(0)), grads(params.size()), residual(x.size() * L);
+    // What the smooth units' forward pass keeps for the backward pass.
+    std::vector<T> kept(nn::is_piecewise_linear(nets.front()->activation) ? 0 : m * x.size() * 2 * L);
     std::vector<double> squared(blocks * L);
     for (std::size_t i = 0; i < count; ++i) for_each_weight(*nets[i], params.data(), m, i, [](T& from, T& to) { to = from; });
     Optimizer<T> opt({nn::ParamRef<T>{"narrow", {params.size()}, params.data(), grads.data()}}, optimizer);
     const NarrowPass<T> pass{nets.front()->activation, m, x.size(), blocks, x.data(), y.data(), params.data(),
-                             grads.data(), residual.data(), squared.data()};
+                             grads.data(), residual.data(), kept.data(), squared.data()};
 
     std::vector<FitRecord> records(count);
     std::vector<bool> running(count, true);

@@ -43,6 +43,7 @@ struct NarrowPass {
     std::size_t width = 0, samples = 0, blocks = 0;
     const T *x = nullptr, *target = nullptr, *params = nullptr;
     T *grads = nullptr, *residual_buf = nullptr;  // residual_buf: samples x kNarrowLanes
+    T* kept_buf = nullptr;  // smooth units: width x samples x 2 x kNarrowLanes (train/narrow_kernel.h)
     double* squared_error = nullptr;  // blocks x kNarrowLanes
 };
 

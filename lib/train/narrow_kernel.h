@@ -10,14 +10,13 @@
 // of these inline functions must not be merged by the linker.
 #include <cstddef>
 #include <cstring>
-#include <type_traits>
-
-#include "nn/activation_loops.h"
-#include "train/narrow_fit.h"
 
 // GCC and clang warn that a vector argument's ABI depends on -mavx: these
 // functions have internal linkage and never cross a build's boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
+
+#include "nn/activation_loops.h"
+#include "train/narrow_fit.h"
 
 namespace ffn::train {
 namespace {
@@ -52,8 +51,10 @@ void store(T* p, Lanes<T> v) {
 
 // A unit's value h = act(z), and with it what its backward pass needs
 // (aux); backward(aux, up) is up * act'(z), as nn::multiply_by_derivative
-// computes it.
+// computes it. kKeeps: the forward pass keeps h and aux for the backward
+// pass, where computing them again would cost more than memory does.
 struct Relu {
+    static constexpr bool kKeeps = false;
     template <class V>
     static V value(V z) { return z > 0 ? z : V{}; }
     template <class V>
@@ -66,6 +67,7 @@ struct Relu {
 };
 
 struct Identity {
+    static constexpr bool kKeeps = false;
     template <class V>
     static V value(V z) { return z; }
     template <class V>
@@ -77,25 +79,18 @@ struct Identity {
     static V backward(V, V up) { return up; }
 };
 
-// A smooth activation's formula from nn/activation_loops.h, in double and
-// rounded once to T, exactly as the library's activation layer applies it.
+// A smooth activation's formula from nn/activation_loops.h on all lanes at
+// once (its kernels take vectors), as the library's activation layer
+// applies it to each element.
 template <class F>
 struct Smooth {
+    static constexpr bool kKeeps = true;  // an exp or erfc per unit and sample
     template <class V>
-    static V value(V z) {
-        using T = std::remove_cvref_t<decltype(z[0])>;
-        V h;
-        for (std::size_t l = 0; l < kLanes; ++l) h[l] = static_cast<T>(F::value(static_cast<double>(z[l])));
-        return h;
-    }
+    static V value(V z) { return F::value(z); }
     template <class V>
     static void forward(V z, V& h, V& aux) {
-        using T = std::remove_cvref_t<decltype(z[0])>;
-        for (std::size_t l = 0; l < kLanes; ++l) {
-            const double x = static_cast<double>(z[l]);
-            h[l] = static_cast<T>(F::value(x));
-            aux[l] = static_cast<T>(F::derivative(x));
-        }
+        h = F::value(z);
+        aux = F::derivative(z);
     }
     template <class V>
     static V backward(V aux, V up) { return up * aux; }
@@ -116,13 +111,16 @@ struct Smooth {
 // Two passes keep the running sums in registers: the forward pass over the
 // samples (units inner, y in a register) leaves every g_t in `residual`;
 // the backward pass takes the units kTile at a time (samples inner, their
-// sums in registers) and recomputes z and act(z), which is cheaper than
-// storing them. Reordering the loops changes no lane's operations.
+// sums in registers) and recomputes z and act(z) for ReLU, which is
+// cheaper than storing them, or reads what the forward pass kept for a
+// smooth unit (`kept`: [unit][sample][h, aux][lane]). Reordering the loops
+// changes no lane's operations.
 constexpr std::size_t kTile = 2;
 
 // Units j .. j+J-1: their three gradients, summed over the samples.
 template <class Unit, std::size_t J, class T>
-void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, const T* residual, const T* p, T* g) {
+void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, const T* residual, const T* p, T* g,
+                   const T* kept) {
     using V = Lanes<T>;
     constexpr std::size_t L = kLanes;
     V w[J], b[J], v[J], sw[J], sb[J], sv[J];
@@ -137,7 +135,12 @@ void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, cons
         const V r = load(residual + t * L);
         for (std::size_t i = 0; i < J; ++i) {
             V h, aux;
-            Unit::forward(w[i] * xt + b[i], h, aux);
+            if constexpr (Unit::kKeeps) {
+                h = load(kept + (((j + i) * n + t) * 2) * L);
+                aux = load(kept + (((j + i) * n + t) * 2 + 1) * L);
+            } else {
+                Unit::forward(w[i] * xt + b[i], h, aux);
+            }
             sv[i] = sv[i] + r * h;
             const V dz = Unit::backward(aux, r * v[i]);
             sw[i] = sw[i] + dz * xt;
@@ -153,7 +156,7 @@ void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, cons
 
 template <class Unit, class T>
 void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const T* p, T* g, T* residual,
-                double* sq) {
+                T* kept, double* sq) {
     using V = Lanes<T>;
     using D = Lanes<double>;
     constexpr std::size_t L = kLanes;
@@ -161,8 +164,19 @@ void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const
     for (std::size_t t = 0; t < n; ++t) {
         const T xt = x[t];
         V y = c;
-        for (std::size_t j = 0; j < m; ++j)
-            y = y + load(p + (2 * m + j) * L) * Unit::value(load(p + j * L) * xt + load(p + (m + j) * L));
+        for (std::size_t j = 0; j < m; ++j) {
+            const V z = load(p + j * L) * xt + load(p + (m + j) * L);
+            V h;
+            if constexpr (Unit::kKeeps) {
+                V aux;
+                Unit::forward(z, h, aux);
+                store(kept + ((j * n + t) * 2) * L, h);
+                store(kept + ((j * n + t) * 2 + 1) * L, aux);
+            } else {
+                h = Unit::value(z);
+            }
+            y = y + load(p + (2 * m + j) * L) * h;
+        }
         store(residual + t * L, y - target[t]);
     }
     // The residuals' squares (in double) and gradients in a loop of their
@@ -181,8 +195,8 @@ void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const
     }
     store(g + 3 * m * L, sum_c);
     std::size_t j = 0;
-    for (; j + kTile <= m; j += kTile) backward_tile<Unit, kTile>(n, m, j, x, residual, p, g);
-    for (; j < m; ++j) backward_tile<Unit, 1>(n, m, j, x, residual, p, g);
+    for (; j + kTile <= m; j += kTile) backward_tile<Unit, kTile>(n, m, j, x, residual, p, g, kept);
+    for (; j < m; ++j) backward_tile<Unit, 1>(n, m, j, x, residual, p, g, kept);
     for (std::size_t l = 0; l < L; ++l) sq[l] = squared[l];
 }
 
@@ -191,7 +205,7 @@ void all_blocks(const NarrowPass<T>& pass) {
     const std::size_t block = (3 * pass.width + 1) * kLanes;
     for (std::size_t k = 0; k < pass.blocks; ++k)
         block_pass<Unit>(pass.width, pass.samples, pass.x, pass.target, pass.params + k * block, pass.grads + k * block,
-                         pass.residual_buf, pass.squared_error + k * kLanes);
+                         pass.residual_buf, pass.kept_buf, pass.squared_error + k * kLanes);
 }
 
 template <class T>

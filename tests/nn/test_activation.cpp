@@ -4,7 +4,10 @@
 // bodies and remainders) and over the whole range (tails, NaN, infinities).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -79,6 +82,17 @@ void check_every_family() {
     ffn::gemm::set_isa(before.c_str());
 }
 
+// Distance in representable floats (the same sign assumed away: a step
+// across zero counts both sides).
+std::int64_t float_ulps(float a, float b) {
+    const auto ordered = [](float f) {
+        std::int32_t i;
+        std::memcpy(&i, &f, sizeof f);
+        return i < 0 ? std::int64_t{INT32_MIN} - i : std::int64_t{i};
+    };
+    return std::llabs(ordered(a) - ordered(b));
+}
+
 }  // namespace
 
 TEST_CASE("every kernel family's activation loops give the scalar bits, float32") { check_every_family<float>(); }
@@ -91,4 +105,56 @@ TEST_CASE("GELU's tail keeps its digits") {
     CHECK(ffn::nn::activate(Activation::gelu, -10.0) == doctest::Approx(-10 * 7.6198530241605e-24).epsilon(1e-13));
     CHECK(ffn::nn::activate(Activation::gelu, -40.0) == 0.0);  // below the least subnormal
     CHECK(std::isnan(ffn::nn::activate(Activation::gelu, std::nan(""))));
+}
+
+// float32 activations run in float (lib/nn/activation_loops.h), float64's
+// in double; the double formula is within a few units of 1e-16 of the
+// function, so it stands for the exact value. The measures scale with x
+// where float arithmetic has to lose digits whatever the formula's care:
+// GELU rounds x/sqrt(2) to float, and exp(-x^2/2) turns that relative
+// error into x^2 of them; SiLU's and the tanh form's derivatives multiply x
+// (or x^3) into a difference like 1 - sigmoid(x) or 1 - tanh^2. So:
+// - values, in float ulps of the value over max(1, x^2) (where the value is
+//   above 1e-30: below, the exp(-x^2/2) inside GELU is subnormal); the tanh
+//   form of GELU in 2^-24 max(1, |x|) instead, as 1 + tanh(u) cancels to 0
+//   where tanh(u) rounds to -1 (z below about -5 in float, -7.2 in double);
+// - derivatives, which are O(1) functions, in 2^-24 max(1, x^2).
+TEST_CASE("float32 activations stay within a few float ulps of the float64 formulas") {
+    struct Bound {
+        Activation activation;
+        double value;
+        double derivative;
+    };
+    // Measured on this grid plus about one unit of room (doctest prints the
+    // measurements with -s). GELU's 4 is at small negative x (-0.26), where
+    // erfc(0.18) in float is exp, a division and a degree-12 polynomial:
+    // four roundings of about one unit, no amplification.
+    for (const Bound b : {Bound{Activation::tanh, 3, 3}, Bound{Activation::gelu, 5, 3}, Bound{Activation::gelu_tanh, 2.5, 3.5},
+                          Bound{Activation::silu, 3, 3}, Bound{Activation::sigmoid, 3, 1.5}}) {
+        CAPTURE(std::string(ffn::nn::to_string(b.activation)));
+        std::vector<float> xs = inputs<float>();
+        for (int i = -30 * 512; i <= 30 * 512; ++i) xs.push_back(static_cast<float>(i) / 512 + 1e-4f);
+        double worst_value = 0, worst_derivative = 0;
+        for (const float x : xs) {
+            const float value = ffn::nn::activate(b.activation, x);
+            const double reference = ffn::nn::activate(b.activation, static_cast<double>(x));
+            if (std::isnan(reference)) {
+                CHECK(std::isnan(value));
+                continue;
+            }
+            if (!std::isfinite(reference) || std::fabs(x) > 30) continue;  // the tails: exact by the activation-loop tests
+            const double x2 = std::max(1.0, static_cast<double>(x) * x);
+            const double value_error = b.activation == Activation::gelu_tanh
+                                           ? std::fabs(value - reference) * 0x1p24 / std::max(1.0, std::fabs(static_cast<double>(x)))
+                                           : std::fabs(reference) < 1e-30 ? 0
+                                                                          : static_cast<double>(float_ulps(value, static_cast<float>(reference))) / x2;
+            worst_value = std::max(worst_value, value_error);
+            const double derivative = ffn::nn::activate_derivative(b.activation, x);
+            const double exact = ffn::nn::activate_derivative(b.activation, static_cast<double>(x));
+            worst_derivative = std::max(worst_derivative, std::fabs(derivative - exact) * 0x1p24 / x2);
+        }
+        MESSAGE(ffn::nn::to_string(b.activation) << ": value within " << worst_value << ", derivative within " << worst_derivative);
+        CHECK(worst_value <= b.value);
+        CHECK(worst_derivative <= b.derivative);
+    }
 }
