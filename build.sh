@@ -132,12 +132,14 @@ fuzz() {
 case "${1:-}" in
     run)
         install_missing
-        build build
+        # The flags of `test` (warnings as errors included), less the tests:
+        # `test` after `run` then compiles only the tests, not the tree again.
+        build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=OFF
         ./build/ffn-lab sweep --config configs/width.json
         ;;
     test)
         install_missing
-        build build -DFFNLAB_WERROR=ON
+        build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=ON
         ctest --test-dir build --output-on-failure -j "$JOBS"
         build_sanitize
         # Without the "long" end-to-end runs: build.sh checks every config
@@ -164,7 +166,7 @@ case "${1:-}" in
         ;;
     check)
         install_missing
-        build build
+        build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=OFF
         ./build/ffn-lab check
         ;;
     fuzz)
