@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <optional>
+#include <unistd.h>
 
 #include "common.h"
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
 #include "report/table_io.h"
+#include "report/terminal.h"
 #include "runner/execute.h"
 
 namespace ffn::app {
@@ -30,7 +32,11 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
         ->check(not_empty);
     cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)")->check(not_empty);
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
-    cmd->add_option("-f,--format", o.format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("-f,--format", o.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
+        ->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("--columns", o.columns, "Print only these columns: --columns model.width,rmse_median")->delimiter(',');
+    cmd->add_flag("--wide", o.wide, "On a terminal: every column, however long the lines");
+    cmd->add_flag("--tty", o.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     cmd->add_flag("--check", o.check,
                   "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
@@ -111,7 +117,12 @@ int run_sweep(const SweepOptions& o) {
                                  plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
         return 0;
     }
-    if (o.format == "csv" && o.tables.size() > 1)
+    const bool terminal = o.format.empty() && (o.tty || ::isatty(STDOUT_FILENO));
+    const std::string format = o.format.empty() ? "md" : o.format;
+    if (terminal && !o.columns.empty() && o.wide) throw Error("--columns and --wide: give one (--wide is every column)");
+    if (o.tty && !o.format.empty()) throw Error("--tty and --format " + o.format + ": give one (--tty is the terminal view)");
+    if (!terminal && o.wide) throw Error("--wide: for the terminal view; --format " + format + " prints every column");
+    if (format == "csv" && o.tables.size() > 1)
         throw Error("--format csv: one table per stream; give one --table (--out writes them all)");
     if (!o.plot_dir.empty() && !plan.kind->plot)
         throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
@@ -145,20 +156,40 @@ int run_sweep(const SweepOptions& o) {
         if (!found) throw Error("--table " + name + ": experiment '" + plan.kind->name + "' has tables " + known);
     }
     if (o.tables.empty()) shown = result.tables;
+    if (!o.columns.empty()) {
+        for (const auto& name : o.columns)
+            if (std::none_of(shown.begin(), shown.end(), [&](const report::Table& t) { return t.find_column(name).has_value(); }))
+                throw Error("--columns " + name + ": no table printed has that column (ffn-lab sweep ... --format json "
+                            "lists every table's columns)");
+        if (!terminal)
+            for (auto& t : shown) t = report::only_columns(t, o.columns);
+    }
     // CSV is one table per stream for pandas and friends: several tables
     // would need separators no CSV reader knows.
-    if (o.format == "csv" && shown.size() > 1) {
+    if (format == "csv" && shown.size() > 1) {
         std::string names;
         for (const auto& t : shown) names += (names.empty() ? "" : ", ") + t.name();
         throw Error(fmt::format("--format csv: experiment '{}' has {} tables ({}); name one with --table (--out writes them all)",
                                 plan.kind->name, shown.size(), names));
     }
-    if (o.format == "json") {
+    if (terminal) {
+        const report::TerminalView view{terminal_width(), o.wide, o.columns};
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            const auto& t = shown[i];
+            std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n";
+            // A table of a row per run is for files and for asking by name.
+            if (t.long_form() && o.tables.empty())
+                std::cout << fmt::format("{} rows, one per run or logged step: --table {} prints them, --out writes them\n",
+                                         t.row_count(), t.name());
+            else
+                std::cout << report::to_terminal(t, view);
+        }
+    } else if (format == "json") {
         std::cout << report::results_document(plan.kind->name, shown, result.manifest).dump(2) << "\n";
     } else {
         for (std::size_t i = 0; i < shown.size(); ++i) {
             const auto& t = shown[i];
-            if (o.format == "md") std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n" << to_markdown(t);
+            if (format == "md") std::cout << (i ? "\n" : "") << "## " << t.name() << "\n\n" << to_markdown(t);
             else std::cout << to_csv(t);
         }
     }

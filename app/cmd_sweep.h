@@ -12,8 +12,10 @@ struct SweepOptions {
     CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
     std::string save_weights;
     std::string plot_dir;
-    std::string format = "md";
+    std::string format;  // md, csv or json; empty: the terminal view on a terminal (or with --tty), else md
     std::vector<std::string> tables;  // print only these (all when empty)
+    std::vector<std::string> columns;  // print only these columns
+    bool wide = false, tty = false;
     std::size_t threads = 0;
     bool check = false;
     bool quiet = false;

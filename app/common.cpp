@@ -1,11 +1,12 @@
 #include "common.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-
 
 namespace ffn::app {
 
@@ -21,6 +22,17 @@ std::string find_root(const std::string& given) {
             return dir == cwd ? "." : fs::relative(dir, cwd, ec).string();
         if (dir == dir.root_path() || dir.parent_path() == dir) return "";
     }
+}
+
+std::size_t terminal_width() {
+    if (const char* columns = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long n = std::strtol(columns, &end, 10);
+        if (end != columns && *end == '\0' && n > 0 && n < 100000) return static_cast<std::size_t>(n);
+    }
+    winsize size{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return 80;
 }
 
 Progress::Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}

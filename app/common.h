@@ -13,6 +13,11 @@ namespace ffn::app {
 // a checkout must not read or write another one.
 std::string find_root(const std::string& given);
 
+// Characters per line of the terminal on stdout: $COLUMNS when it is a
+// positive number (so a test or a script can fix it), else what the
+// terminal says, else 80.
+std::size_t terminal_width();
+
 // Draws "runs 3/50, 1.2 s elapsed, ETA 3.4 s" on stderr, only when stderr is
 // a terminal and only after the first second (short runs stay silent).
 class Progress {

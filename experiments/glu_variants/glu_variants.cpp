@@ -186,6 +186,7 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
     t.add_column("diverged", ColumnType::integer);
 
     report::Table curves("curves");
+    curves.set_long_form();
     runner::add_swept_columns(plan, curves);
     curves.add_column("step", ColumnType::integer);
     for (const char* c : {"loss_median", "loss_min", "loss_max"}) curves.add_column(c, ColumnType::real, 4);

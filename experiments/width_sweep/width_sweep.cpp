@@ -372,9 +372,14 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
                                        whole.median_within_2_5, whole.rmse_falls, verdict, blocks, blocks_pass});
         t.add_row(std::move(cells));
     }
+    runner::set_summary_after_swept(plan, t,
+                                    {{"model.width", "m"}, {"seeds", ""}, {"verdict", ""}, {"rmse_median", "RMSE median [min, max]"},
+                                     {"rmse_doc", "doc RMSE"}, {"pwl_bound_rmse", "PL bound"},
+                                     {"kinks_median", "kinks [min, max]"}, {"kinks_doc", "doc kinks"}});
     if (plan.runs.front().integer("log_every") == 0) return {t, runs};
     // The training curves, one row per (run, logged step), for files and plots.
     report::Table curves("curves");
+    curves.set_long_form();
     runner::add_swept_columns(plan, curves);
     curves.add_column("seed", ColumnType::integer).add_column("run_id", ColumnType::text);
     curves.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);

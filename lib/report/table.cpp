@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -68,6 +69,32 @@ void Table::add_row(std::vector<Cell> cells) {
 
 void Table::set(std::size_t row, std::size_t column, Cell value) {
     rows_.at(row).at(column) = checked(columns_.at(column), std::move(value));
+}
+
+void Table::set_summary(const std::vector<std::pair<std::string, std::string>>& columns) {
+    for (const auto& [name, label] : columns) {
+        const auto i = find_column(name);
+        if (!i) continue;
+        if (std::find(summary_.begin(), summary_.end(), *i) == summary_.end()) summary_.push_back(*i);
+        columns_[*i].label = label;
+    }
+}
+
+Table only_columns(const Table& t, const std::vector<std::string>& names) {
+    std::vector<std::size_t> kept;
+    Table out(t.name());
+    for (std::size_t i = 0; i < t.columns().size(); ++i)
+        if (std::find(names.begin(), names.end(), t.columns()[i].name) != names.end()) {
+            kept.push_back(i);
+            out.add_column(t.columns()[i]);
+        }
+    for (const auto& row : t.rows()) {
+        std::vector<Cell> cells;
+        for (const std::size_t i : kept) cells.push_back(row[i]);
+        out.add_row(std::move(cells));
+    }
+    if (t.long_form()) out.set_long_form();
+    return out;
 }
 
 std::optional<std::size_t> Table::find_column(const std::string& name) const {

@@ -17,6 +17,7 @@ struct Column {
     ColumnType type = ColumnType::real;
     int precision = 6;       // significant digits in markdown; JSON/CSV keep all
     bool volatile_ = false;  // timings and the like: shown, never diffed
+    std::string label;  // the terminal view's header (report/terminal.h); the name when empty
 };
 
 using Cell = std::variant<std::monostate, std::int64_t, double, std::string, bool>;
@@ -44,6 +45,18 @@ public:
     void add_row(std::vector<Cell> cells);
     void set(std::size_t row, std::size_t column, Cell value);
 
+    // The terminal view's default columns, the few a reader needs, in the
+    // order it shows them, each with its label ("" keeps the name); empty:
+    // every column. A name the table lacks is skipped (its swept and
+    // document columns come and go with the config); a name given twice
+    // keeps its first place and its last label.
+    void set_summary(const std::vector<std::pair<std::string, std::string>>& columns);
+    const std::vector<std::size_t>& summary() const { return summary_; }
+    // One row per run or per logged step: long, so a terminal prints it only
+    // when asked for by name (files always hold it).
+    bool long_form() const { return long_form_; }
+    void set_long_form() { long_form_ = true; }
+
     // Index of the named column, or nullopt.
     std::optional<std::size_t> find_column(const std::string& name) const;
     const Cell& at(std::size_t row, const std::string& column) const;
@@ -54,7 +67,13 @@ private:
     std::string name_;
     std::vector<Column> columns_;
     std::vector<std::vector<Cell>> rows_;
+    std::vector<std::size_t> summary_;
+    bool long_form_ = false;
 };
+
+// The columns of `t` named in `names`, in t's order (the others dropped;
+// names t lacks are ignored).
+Table only_columns(const Table& t, const std::vector<std::string>& names);
 
 std::string to_string(ColumnType t);
 std::optional<ColumnType> parse_column_type(const std::string& s);

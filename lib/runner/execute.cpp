@@ -90,6 +90,16 @@ std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     return cells;
 }
 
+void set_summary_after_swept(const Plan& plan, report::Table& table,
+                             const std::vector<std::pair<std::string, std::string>>& rest) {
+    std::vector<std::pair<std::string, std::string>> columns;
+    if (!plan.runs.empty())
+        for (const auto& [key, value] : plan.runs.front().swept)
+            if (key != "seed") columns.emplace_back(key, "");
+    columns.insert(columns.end(), rest.begin(), rest.end());
+    table.set_summary(columns);
+}
+
 namespace {
 
 std::string statistic_name(Statistic s) {
@@ -149,6 +159,7 @@ report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<re
 
 report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
     report::Table runs("runs");
+    runs.set_long_form();
     add_swept_columns(plan, runs);
     runs.add_column("seed", report::ColumnType::integer);
     runs.add_column("run_id", report::ColumnType::text);

@@ -75,6 +75,10 @@ std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan);
 // leading table columns.
 void add_swept_columns(const Plan& plan, report::Table& table);
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run);
+// Those columns first, then `rest`: a table's terminal summary
+// (report::Table::set_summary), labels as there.
+void set_summary_after_swept(const Plan& plan, report::Table& table,
+                             const std::vector<std::pair<std::string, std::string>>& rest);
 
 report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
                               const SeedStatistics& spec);

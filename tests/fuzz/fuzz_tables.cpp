@@ -4,6 +4,7 @@
 // and compared with itself.
 #include "report/diff.h"
 #include "report/table_io.h"
+#include "report/terminal.h"
 #include "tests/fuzz/harness.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -15,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             ffn::report::to_markdown(t);
             ffn::report::to_csv(t);
             ffn::report::to_json(t);
+            ffn::report::to_terminal(t, {40, false, {}});
         }
         ffn::report::diff_tables(tables, tables, {});
     });
