@@ -1,8 +1,10 @@
 #include "cmd_diff.h"
 
+#include <algorithm>
 #include <cmath>
-
 #include <iostream>
+
+#include "core/error.h"
 
 #include "report/diff.h"
 #include "report/table_io.h"
@@ -27,12 +29,28 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
     };
     cmd->add_option("--rtol", o.rtol, "Relative tolerance, times |B|: B is the reference")->check(finite_non_negative);
     cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(finite_non_negative);
+    cmd->add_option("--table", o.tables, "Compare only this table (repeatable)");
     return cmd;
 }
 
 int run_diff(const DiffOptions& o) {
-    const auto a = report::read_tables(o.a);
-    const auto b = report::read_tables(o.b);
+    auto a = report::read_tables(o.a);
+    auto b = report::read_tables(o.b);
+    if (!o.tables.empty()) {
+        const auto only_named = [&](std::vector<report::Table>& tables) {
+            std::erase_if(tables, [&](const report::Table& t) {
+                return std::find(o.tables.begin(), o.tables.end(), t.name()) == o.tables.end();
+            });
+        };
+        only_named(a);
+        only_named(b);
+        for (const auto& name : o.tables) {
+            const auto has = [&](const std::vector<report::Table>& tables) {
+                return std::any_of(tables.begin(), tables.end(), [&](const report::Table& t) { return t.name() == name; });
+            };
+            if (!has(a) && !has(b)) throw Error("--table " + name + ": neither " + o.a + " nor " + o.b + " has that table");
+        }
+    }
     const auto differences = report::diff_tables(a, b, {o.rtol, o.atol});
     for (const auto& d : differences) std::cout << report::describe(d) << "\n";
     return differences.empty() ? 0 : 1;

@@ -1,6 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace ffn::app {
 
@@ -8,6 +9,7 @@ struct DiffOptions {
     std::string a, b;
     double rtol = 0.0;
     double atol = 0.0;
+    std::vector<std::string> tables;  // compare only these (all when empty)
 };
 
 CLI::App* setup_diff(CLI::App& app, DiffOptions& options);

@@ -189,6 +189,7 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
     curves.set_long_form();
     runner::add_swept_columns(plan, curves);
     curves.add_column("step", ColumnType::integer);
+    curves.add_key("step");
     for (const char* c : {"loss_median", "loss_min", "loss_max"}) curves.add_column(c, ColumnType::real, 4);
 
     for (const auto& group : runner::seed_groups(plan)) {

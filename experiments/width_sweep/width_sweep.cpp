@@ -383,6 +383,8 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
     runner::add_swept_columns(plan, curves);
     curves.add_column("seed", ColumnType::integer).add_column("run_id", ColumnType::text);
     curves.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
+    curves.add_key("seed");
+    curves.add_key("step");
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         if (per_run[i].size() < 2) continue;  // a loaded net trains no steps
         const report::Table& c = per_run[i][1];

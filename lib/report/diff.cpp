@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace ffn::report {
 
@@ -23,28 +25,88 @@ const Table* find_table(const std::vector<Table>& tables, const std::string& nam
     return nullptr;
 }
 
+// Rows are named by their key columns ("model.width=16, seed=3") when both
+// tables' keys name every row once; else by position ("row 3").
+struct RowNames {
+    std::vector<std::string> a, b;
+    bool by_key = false;
+};
+
+std::vector<std::string> key_texts(const Table& t, const std::vector<std::string>& keys) {
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < t.row_count(); ++r) {
+        std::string text;
+        for (const auto& k : keys) text += (text.empty() ? "" : ", ") + k + "=" + format_cell(t.at(r, k), 0);
+        out.push_back(text);
+    }
+    return out;
+}
+
+bool all_different(std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    return std::adjacent_find(names.begin(), names.end()) == names.end();
+}
+
+RowNames row_names(const Table& a, const Table& b) {
+    const std::vector<std::string>& keys = a.keys().empty() ? b.keys() : a.keys();
+    const bool usable = !keys.empty() && std::all_of(keys.begin(), keys.end(), [&](const std::string& k) {
+        return a.find_column(k) && b.find_column(k);
+    });
+    RowNames names;
+    if (usable) {
+        names.a = key_texts(a, keys);
+        names.b = key_texts(b, keys);
+        names.by_key = all_different(names.a) && all_different(names.b);
+    }
+    if (!names.by_key) {
+        names.a.clear();
+        names.b.clear();
+        for (std::size_t r = 0; r < a.row_count(); ++r) names.a.push_back(std::to_string(r + 1));
+        for (std::size_t r = 0; r < b.row_count(); ++r) names.b.push_back(std::to_string(r + 1));
+    }
+    return names;
+}
+
+void diff_rows(const Table& a, std::size_t ra, const Table& b, std::size_t rb, const std::string& where, Tolerance tol,
+               std::vector<Difference>& out) {
+    for (std::size_t ca = 0; ca < a.columns().size(); ++ca) {
+        const Column& col = a.columns()[ca];
+        const auto cb = b.find_column(col.name);
+        if (!cb || col.volatile_ || b.columns()[*cb].volatile_) continue;
+        const Cell& x = a.rows()[ra][ca];
+        const Cell& y = b.rows()[rb][*cb];
+        if (!cells_agree(x, y, tol))
+            out.push_back({where + " column '" + col.name + "'", is_null(x) ? "null" : format_cell(x, 0),
+                           is_null(y) ? "null" : format_cell(y, 0)});
+    }
+}
+
 void diff_one(const Table& a, const Table& b, Tolerance tol, std::vector<Difference>& out) {
     const std::string here = "table '" + a.name() + "'";
     for (const auto& c : a.columns())
         if (!c.volatile_ && !b.find_column(c.name)) out.push_back({here + ": column '" + c.name + "' only in A", "", ""});
     for (const auto& c : b.columns())
         if (!c.volatile_ && !a.find_column(c.name)) out.push_back({here + ": column '" + c.name + "' only in B", "", ""});
-    if (a.row_count() != b.row_count())
-        out.push_back({here + ": " + std::to_string(a.row_count()) + " rows in A, " +
-                           std::to_string(b.row_count()) + " in B",
-                       "", ""});
-    const std::size_t rows = std::min(a.row_count(), b.row_count());
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t ca = 0; ca < a.columns().size(); ++ca) {
-            const Column& col = a.columns()[ca];
-            const auto cb = b.find_column(col.name);
-            if (!cb || col.volatile_ || b.columns()[*cb].volatile_) continue;
-            const Cell& x = a.rows()[r][ca];
-            const Cell& y = b.rows()[r][*cb];
-            if (!cells_agree(x, y, tol))
-                out.push_back({here + " row " + std::to_string(r + 1) + " column '" + col.name + "'",
-                               is_null(x) ? "null" : format_cell(x, 0), is_null(y) ? "null" : format_cell(y, 0)});
-        }
+    const RowNames names = row_names(a, b);
+    if (!names.by_key) {
+        if (a.row_count() != b.row_count())
+            out.push_back({here + ": " + std::to_string(a.row_count()) + " rows in A, " + std::to_string(b.row_count()) +
+                               " in B",
+                           "", ""});
+        for (std::size_t r = 0; r < std::min(a.row_count(), b.row_count()); ++r)
+            diff_rows(a, r, b, r, here + " row " + names.a[r], tol, out);
+        return;
+    }
+    std::unordered_map<std::string, std::size_t> row_of_b;
+    for (std::size_t rb = 0; rb < names.b.size(); ++rb) row_of_b.emplace(names.b[rb], rb);
+    for (std::size_t ra = 0; ra < a.row_count(); ++ra) {
+        const auto it = row_of_b.find(names.a[ra]);
+        if (it == row_of_b.end()) out.push_back({here + " row " + names.a[ra] + ": only in A", "", ""});
+        else diff_rows(a, ra, b, it->second, here + " row " + names.a[ra], tol, out);
+    }
+    const std::unordered_set<std::string> in_a(names.a.begin(), names.a.end());
+    for (const auto& name : names.b)
+        if (!in_a.count(name)) out.push_back({here + " row " + name + ": only in B", "", ""});
 }
 
 }  // namespace

@@ -80,6 +80,11 @@ void Table::set_summary(const std::vector<std::pair<std::string, std::string>>& 
     }
 }
 
+void Table::add_key(const std::string& column) {
+    if (!find_column(column)) throw std::logic_error("table '" + name_ + "': no column '" + column + "' to key rows by");
+    keys_.push_back(column);
+}
+
 Table only_columns(const Table& t, const std::vector<std::string>& names) {
     std::vector<std::size_t> kept;
     Table out(t.name());
@@ -94,6 +99,8 @@ Table only_columns(const Table& t, const std::vector<std::string>& names) {
         out.add_row(std::move(cells));
     }
     if (t.long_form()) out.set_long_form();
+    for (const auto& k : t.keys())
+        if (out.find_column(k)) out.add_key(k);
     return out;
 }
 

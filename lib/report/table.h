@@ -52,6 +52,11 @@ public:
     // keeps its first place and its last label.
     void set_summary(const std::vector<std::pair<std::string, std::string>>& columns);
     const std::vector<std::size_t>& summary() const { return summary_; }
+    // The columns whose values name a row (the swept keys, the seed...):
+    // `diff` matches rows by them and names rows by them. Empty: by position.
+    const std::vector<std::string>& keys() const { return keys_; }
+    // Throws std::logic_error when the table has no such column.
+    void add_key(const std::string& column);
     // One row per run or per logged step: long, so a terminal prints it only
     // when asked for by name (files always hold it).
     bool long_form() const { return long_form_; }
@@ -68,6 +73,7 @@ private:
     std::vector<Column> columns_;
     std::vector<std::vector<Cell>> rows_;
     std::vector<std::size_t> summary_;
+    std::vector<std::string> keys_;
     bool long_form_ = false;
 };
 

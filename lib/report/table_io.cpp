@@ -1,5 +1,6 @@
 #include "report/table_io.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -170,6 +171,7 @@ Json to_json(const Table& t) {
     }
     j["precision"] = precision;
     j["volatile"] = volatile_columns;
+    if (!t.keys().empty()) j["keys"] = t.keys();
     j["rows"] = Json::array();
     for (const auto& row : t.rows()) {
         Json r = Json::object();
@@ -248,6 +250,16 @@ Table table_from_json(const Json& j, const std::string& where) {
                                                                    " column '" + c.name + "'"));
         }
         t.add_row(std::move(cells));
+    }
+    if (j.contains("keys")) {
+        if (!j["keys"].is_array()) throw Error(here + ": 'keys' must be a list of column names");
+        for (const auto& k : j["keys"]) {
+            if (!k.is_string() || !t.find_column(k.get<std::string>()))
+                throw Error(here + ": 'keys' names " + k.dump() + ", which is not one of its columns");
+            if (std::find(t.keys().begin(), t.keys().end(), k.get<std::string>()) != t.keys().end())
+                throw Error(here + ": 'keys' names " + k.dump() + " twice");
+            t.add_key(k.get<std::string>());
+        }
     }
     return t;
 }

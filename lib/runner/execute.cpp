@@ -49,6 +49,10 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
                 for (const auto& [key, value] : run.swept)
                     if (!t.find_column(key)) joined->add_column(column_for(key, value));
                 for (const auto& c : t.columns()) joined->add_column(c);
+                // A row per run is named by the run's swept values (report::diff
+                // falls back to positions where they repeat).
+                for (const auto& [key, value] : run.swept)
+                    if (joined->find_column(key)) joined->add_key(key);
             }
             for (const auto& row : t.rows()) {
                 std::vector<report::Cell> cells;
@@ -80,7 +84,10 @@ std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
 void add_swept_columns(const Plan& plan, report::Table& table) {
     if (plan.runs.empty()) return;
     for (const auto& [key, value] : plan.runs.front().swept)
-        if (key != "seed") table.add_column(column_for(key, value));
+        if (key != "seed") {
+            table.add_column(column_for(key, value));
+            table.add_key(key);
+        }
 }
 
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
@@ -162,6 +169,7 @@ report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<repor
     runs.set_long_form();
     add_swept_columns(plan, runs);
     runs.add_column("seed", report::ColumnType::integer);
+    runs.add_key("seed");
     runs.add_column("run_id", report::ColumnType::text);
     for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
     for (std::size_t i = 0; i < per_run.size(); ++i) {

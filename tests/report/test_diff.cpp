@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "report/diff.h"
 
@@ -49,4 +51,35 @@ TEST_CASE("diff reports cells rows columns and tables - volatile columns never c
     extra.add_row({std::int64_t{2}, 2.0, 0.0});
     CHECK(describe(diff_tables({one(1.0)}, {extra}, {})[0]) == "table 't': 1 rows in A, 2 in B");
     CHECK(describe(diff_tables({one(1.0)}, {}, {})[0]) == "table 't' only in A");
+}
+
+namespace {
+// Rows keyed by (m, seed), in the order given.
+Table keyed(const std::vector<std::pair<std::int64_t, std::int64_t>>& keys, double rmse) {
+    Table t("runs");
+    t.add_column("m", ColumnType::integer).add_column("seed", ColumnType::integer).add_column("rmse", ColumnType::real);
+    t.add_key("m");
+    t.add_key("seed");
+    for (const auto& [m, seed] : keys) t.add_row({m, seed, rmse + static_cast<double>(seed)});
+    return t;
+}
+}  // namespace
+
+TEST_CASE("diff matches rows by their key columns and names them by the keys") {
+    // The same rows in another order: no difference.
+    CHECK(diff_tables({keyed({{2, 0}, {2, 1}, {8, 0}}, 0.5)}, {keyed({{8, 0}, {2, 1}, {2, 0}}, 0.5)}, {}).empty());
+    const auto d = diff_tables({keyed({{2, 0}, {2, 1}}, 0.5)}, {keyed({{2, 1}, {2, 2}}, 0.25)}, {});
+    REQUIRE(d.size() == 3);
+    CHECK(d[0].where == "table 'runs' row m=2, seed=0: only in A");
+    CHECK(d[1].where == "table 'runs' row m=2, seed=1 column 'rmse'");
+    CHECK(d[1].a == "1.5");
+    CHECK(d[1].b == "1.25");
+    CHECK(d[2].where == "table 'runs' row m=2, seed=2: only in B");
+}
+
+TEST_CASE("keys that do not name every row once fall back to positions") {
+    const auto d = diff_tables({keyed({{2, 0}, {2, 0}}, 0.5)}, {keyed({{2, 0}, {2, 0}}, 0.25)}, {});
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].where == "table 'runs' row 1 column 'rmse'");
+    CHECK(d[1].where == "table 'runs' row 2 column 'rmse'");
 }

@@ -41,6 +41,23 @@ TEST_CASE("JSON keeps full precision and round-trips every cell") {
     CHECK(back.columns()[2].precision == 3);
 }
 
+TEST_CASE("a table's key columns go through JSON; keys naming no column are refused") {
+    Table t = sample();
+    t.add_key("name");
+    const Json j = to_json(t);
+    CHECK(j["keys"] == Json::array({"name"}));
+    CHECK(table_from_json(Json::parse(j.dump()), "test").keys() == std::vector<std::string>{"name"});
+    CHECK(to_json(sample()).contains("keys") == false);  // no keys, no field: older files read as before
+    Json bad = j;
+    bad["keys"] = Json::array({"nope"});
+    CHECK_THROWS_WITH_AS(table_from_json(bad, "f.json"), doctest::Contains("f.json: table 'sample': 'keys' names \"nope\""),
+                         ffn::Error);
+    bad["keys"] = Json::array({"name", "name"});
+    CHECK_THROWS_WITH_AS(table_from_json(bad, "f.json"), doctest::Contains("twice"), ffn::Error);
+    bad["keys"] = "name";
+    CHECK_THROWS_WITH_AS(table_from_json(bad, "f.json"), doctest::Contains("a list of column names"), ffn::Error);
+}
+
 TEST_CASE("CSV round-trips values quotes and nulls") {
     const Table t = sample();
     const std::string csv = to_csv(t);

@@ -50,7 +50,7 @@ TEST_CASE("check fails when one expected value is mutated and --update restores 
     const auto outcome = root.check();
     CHECK(outcome.status == CheckStatus::differs);
     REQUIRE(outcome.details.size() == 1);
-    CHECK(outcome.details[0].find("table 'grid' row 1 column 'inputs': A=3721 B=3722") != std::string::npos);
+    CHECK(outcome.details[0].find("table 'grid' row dtype=float64 column 'inputs': A=3721 B=3722") != std::string::npos);
 
     CHECK(root.check(/*update=*/true).status == CheckStatus::updated);
     CHECK(root.check().status == CheckStatus::ok);
