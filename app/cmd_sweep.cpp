@@ -1,5 +1,7 @@
 #include "cmd_sweep.h"
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
@@ -43,7 +45,11 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_flag("-q,--quiet", o.quiet, "No progress line or summary on stderr");
     cmd->add_flag("--print-config", o.print_config,
                   "Print the config as it would run (bases merged, overrides applied) as JSON, and run nothing");
-    cmd->add_flag("--dry-run", o.dry_run, "Print the config as it would run, the swept keys and the number of runs; run nothing");
+    cmd->add_flag("--dry-run", o.dry_run,
+                  "Print the config as it would run, the swept keys, the number of runs and the time they would take "
+                  "(measured on a short probe); write nothing");
+    cmd->add_option("--log-every", o.log_every, "Record the training loss every N steps (the same as --set log_every=N)")
+        ->check(CLI::Range(1L, 10000000L));
     return cmd;
 }
 
@@ -99,11 +105,40 @@ void refuse_other_configs_output(const std::string& dir, const std::string& conf
                     "'s to another folder (or remove that one)");
 }
 
+// A training sweep's time from a measured cost per step: the whole plan
+// run twice for a few steps (probes, their outputs dropped), which gives a
+// cost per step and what every run costs besides its steps (set-up,
+// evaluation), scaled to the config's steps.
+std::string estimate_time(const runner::Plan& plan, const std::vector<runner::Override>& overrides, const SweepOptions& o) {
+    constexpr long kShort = 50, kLong = 150;
+    if (!plan.kind->schema.find("steps"))
+        return "estimated time: not measured (experiment '" + plan.kind->name + "' trains nothing; its runs take seconds)";
+    if (std::find(plan.swept_keys.begin(), plan.swept_keys.end(), "steps") != plan.swept_keys.end())
+        return "estimated time: not measured ('steps' is swept; the probes scale one number of steps)";
+    const long steps = plan.runs.front().integer("steps");
+    if (steps <= kLong) return "estimated time: not measured (" + std::to_string(steps) + " steps: as short as the probes)";
+    const auto seconds_for = [&](long probe_steps) {
+        auto probe = overrides;
+        probe.push_back(runner::parse_override("steps=" + std::to_string(probe_steps)));
+        const auto probe_plan = runner::make_plan(runner::load_config(o.config), o.config, probe, experiments::all_kinds());
+        const auto start = std::chrono::steady_clock::now();
+        runner::execute(probe_plan, {o.threads, {}, ""});
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const double short_run = seconds_for(kShort), long_run = seconds_for(kLong);
+    const double per_step = std::max(0.0, (long_run - short_run) / (kLong - kShort));
+    const double fixed = std::max(0.0, short_run - per_step * kShort);
+    return fmt::format("estimated time: about {:.1f} s ({:.3g} ms a step for all {} runs, and {:.2f} s besides the "
+                       "steps, from probes of {} and {} steps)",
+                       fixed + per_step * static_cast<double>(steps), per_step * 1e3, plan.runs.size(), fixed, kShort, kLong);
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
+    if (o.log_every > 0) overrides.push_back(runner::parse_override("log_every=" + std::to_string(o.log_every)));
     const auto plan = runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
     if (o.print_config) {
         std::cout << plan.config.dump(2) << "\n";
@@ -115,6 +150,7 @@ int run_sweep(const SweepOptions& o) {
         for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
         std::cout << fmt::format("{}: experiment '{}', {} runs ({} seeds{}{})\n", o.config, plan.kind->name, plan.runs.size(),
                                  plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
+        std::cout << estimate_time(plan, overrides, o) << "\n";
         return 0;
     }
     const bool terminal = o.format.empty() && (o.tty || ::isatty(STDOUT_FILENO));

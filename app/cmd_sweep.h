@@ -16,6 +16,7 @@ struct SweepOptions {
     std::vector<std::string> tables;  // print only these (all when empty)
     std::vector<std::string> columns;  // print only these columns
     bool wide = false, tty = false;
+    long log_every = 0;  // --log-every N: --set log_every=N
     std::size_t threads = 0;
     bool check = false;
     bool quiet = false;
