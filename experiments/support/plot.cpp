@@ -26,27 +26,35 @@ void render(const std::string& body, const std::string& output) {
             std::filesystem::remove_all(path, ec);
         }
     } cleanup{folder};
-    const std::string figure = folder + "/figure.svg";
-    const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced\nset output '" +
-                               figure + "'\n" + body + "unset output\n";
+    // The SVG for pages and papers, a PNG beside it for slides; the body
+    // drawn once per terminal.
+    const std::string svg = folder + "/figure.svg", png = folder + "/figure.png";
+    const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced font 'sans,14'\n"
+                               "set output '" + svg + "'\n" + body + "unset output\n" +
+                               "set terminal pngcairo size 1600,1000 background rgb 'white' noenhanced font 'sans,22'\n"
+                               "set output '" + png + "'\nreplot\nunset output\n";
     FILE* pipe = ::popen("gnuplot", "w");
     if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
     std::fwrite(script.data(), 1, script.size(), pipe);
     const int status = ::pclose(pipe);
-    if (status != 0 || !std::filesystem::exists(figure))
+    if (status != 0 || !std::filesystem::exists(svg) || !std::filesystem::exists(png))
         throw Error(fmt::format("--plot: gnuplot failed to draw {} (status {}; apt-get install gnuplot-nox)", output, status));
-    io::write_file_atomically(output, io::read_file(figure));
+    io::write_file_atomically(output, io::read_file(svg));
+    io::write_file_atomically(std::filesystem::path(output).replace_extension(".png").string(), io::read_file(png));
 }
 
 // A title gnuplot shows as it is: only characters that no gnuplot syntax
-// gives a meaning inside a quoted string (no quote, backquote, @, $, \ or
-// control character); any other becomes '?'.
+// gives a meaning inside a single-quoted string (no backquote, @, $, \ or
+// control character), and the quote itself doubled, as such a string
+// writes it; any other becomes '?'.
 std::string plain_title(const std::string& text) {
     std::string out;
-    for (const char c : text)
-        out += std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" +-*/^().,=_<>!|&%:;[]{}~#").find(c) != std::string_view::npos
-                   ? c
-                   : '?';
+    for (const char c : text) {
+        if (c == '\'') out += "''";
+        else if (std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" +-*/^().,=_<>!|&%:;[]{}~#").find(c) != std::string_view::npos)
+            out += c;
+        else out += '?';
+    }
     return out;
 }
 
@@ -61,7 +69,11 @@ std::string data_block(const std::string& name, const std::vector<std::vector<do
 }
 
 std::string header(const std::string& title, const std::string& xlabel, const std::string& ylabel) {
-    return "set title '" + plain_title(title) + "'\nset xlabel '" + plain_title(xlabel) + "'\nset ylabel '" +
+    std::string palette;
+    for (std::size_t i = 0; i < std::size(kPalette); ++i) palette += fmt::format("set linetype {} lc rgb '{}' lw 2\n", i + 1, kPalette[i]);
+    // Past the palette, its colours come round again.
+    palette += fmt::format("set linetype cycle {}\n", std::size(kPalette));
+    return palette + "set title '" + plain_title(title) + "'\nset xlabel '" + plain_title(xlabel) + "'\nset ylabel '" +
            plain_title(ylabel) + "'\nset key outside right\nset grid\n";
 }
 

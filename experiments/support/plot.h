@@ -1,5 +1,5 @@
 #pragma once
-// `sweep --plot DIR`'s figures, drawn by gnuplot as SVG. What every kind's
+// `sweep --plot DIR`'s figures, drawn by gnuplot as SVG and PNG. What every kind's
 // plot needs: a datablock of numbers, a header, and a render that keeps
 // anything the user typed from reaching gnuplot as a command.
 #include <string>
@@ -10,9 +10,20 @@
 namespace ffn::experiments::plot {
 
 // Runs the gnuplot script `body` (everything after the terminal and output
-// lines) and moves the figure to `output` whole, or throws ffn::Error
-// (gnuplot missing or failing, a full disk).
+// lines) and moves the figure to `output` (.svg) whole, with a PNG of it
+// beside (the same name, .png, 1600 x 1000 for slides), or throws
+// ffn::Error (gnuplot missing or failing, a full disk).
 void render(const std::string& body, const std::string& output);
+
+// Line colours 1..8 that readers with any common colour blindness tell
+// apart on white (Okabe and Ito's, without their yellow, which vanishes on
+// white, and black, kept for targets; then two of Paul Tol's): header()
+// makes them gnuplot's linetypes, so `lc N` picks the N-th.
+inline constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                           "#E69F00", "#56B4E9", "#882255", "#44AA99"};
+// What a target or reference curve is drawn in: behind the fits, wide and
+// grey, so that a fit on top of it stays visible.
+inline constexpr const char* kTargetStyle = "lw 6 lc rgb '#BBBBBB'";
 
 // `text` with every character gnuplot could read as syntax inside a quoted
 // string (quote, backquote, @, $, \, control characters) turned into '?'.

@@ -1,6 +1,7 @@
 #include "experiments/width_sweep/plot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <fmt/format.h>
@@ -29,6 +30,15 @@ std::size_t median_run(const std::vector<std::size_t>& group, const report::Tabl
 
 std::string header(const std::string& title) { return plot::header(title, "x", "y"); }
 
+// 1, 2 or 5 times a power of ten, the nearest at or above `at_least`.
+double nice_step(double at_least) {
+    if (!(at_least > 0) || !std::isfinite(at_least)) return 1;
+    const double power = std::pow(10.0, std::floor(std::log10(at_least)));
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * power >= at_least) return m * power;
+    return 10 * power;
+}
+
 // curves.svg: per seed group, the median training MSE against the step
 // and the band from the lowest to the highest seed (log scale).
 void plot_curves(const runner::Plan& plan, const report::Table& curves, const std::string& dir) {
@@ -37,7 +47,9 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
         if (const auto loss = report::as_number(curves.at(r, "loss")))
             by_run[report::format_cell(curves.at(r, "run_id"), 0)][static_cast<std::int64_t>(*report::as_number(curves.at(r, "step")))]
                 .push_back(*loss);
-    std::string script = plot::header("training curves: median MSE over seeds, band from the best to the worst seed", "step", "MSE") +
+    std::string script = plot::header(fmt::format("training curves: median MSE over {} seeds, the band from the best to the worst",
+                                                  plan.seeds.size()),
+                                      "step", "MSE") +
                          "set logscale y\nset style fill transparent solid 0.15 noborder\n";
     std::string plots = "plot";
     std::size_t shown = 0;
@@ -55,10 +67,13 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
         }
         std::string label;
         for (const auto& [key, value] : plan.runs[group.front()].swept)
-            if (key != "seed") label += (label.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+            if (key != "seed")
+                label += (label.empty() ? "" : " ") + (key == "model.width" ? std::string("m") : key) + "=" +
+                         (value.is_string() ? value.get<std::string>() : value.dump());
         script += plot::data_block(fmt::format("g{}", shown), cols);
         plots += fmt::format("{} $g{} using 1:3:4 with filledcurves lc {} notitle, $g{} using 1:2 with lines lw 2 lc {} title '{}'",
-                             shown ? "," : "", shown, shown + 1, shown, shown + 1, plot::plain_title(label.empty() ? "all seeds" : label));
+                             shown ? "," : "", shown, shown % 8 + 1, shown, shown % 8 + 1,
+                             plot::plain_title(label.empty() ? "all seeds" : label));
         ++shown;
     }
     if (shown == 0) return;
@@ -87,10 +102,12 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     // The median seed of every width, retrained (runs are deterministic).
     std::vector<FittedNet> fits;
     std::vector<std::int64_t> widths;
+    std::vector<std::uint64_t> seeds;
     for (const auto& group : runner::seed_groups(plan)) {
         const runner::Run& run = plan.runs[median_run(group, *runs)];
         fits.push_back(fit_width_runs(std::span(&run, 1), make_fit_data(run)).front());
         widths.push_back(run.integer("model.width"));
+        seeds.push_back(run.seed);
     }
 
     // fits.svg
@@ -101,27 +118,36 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     }
     const double y_lo = *std::min_element(target.begin(), target.end());
     const double y_hi = *std::max_element(target.begin(), target.end());
+    const auto kink_row = [&](std::size_t i) { return y_lo - (y_hi - y_lo) * (0.08 + 0.09 * double(i)); };
     const std::string fits_svg = (std::filesystem::path(dir) / "fits.svg").string();
-    std::string script = header("fits of " + first.string("target") + " by width (median seed), kinks below");
+    std::string script = header("fits of " + first.string("target") + " by width: each width's median seed, its kinks below");
+    // The y axis: ticks over the target's range, and below it one row of
+    // kinks per width, named where a tick label would be.
+    const double span = y_hi - y_lo;
+    const double step = nice_step(span / 4);
+    script += fmt::format("set ytics {:.9g}, {:.9g}, {:.9g}\nset yrange [{:.9g}:*]\n", std::floor(y_lo / step + 0.01) * step, step,
+                          y_hi + step / 2, kink_row(fits.size()));
     script += plot::data_block("curves", cols);
-    std::string plots = "plot $curves using 1:2 with lines lw 3 lc rgb 'black' title 'target'";
+    std::string plots = fmt::format("plot $curves using 1:2 with lines {} title 'target'", plot::kTargetStyle);
     for (std::size_t i = 0; i < fits.size(); ++i) {
         std::vector<double> kx, ky;
         for (std::size_t j = 0; j < fits[i].w.size() && nn::is_piecewise_linear(fits[i].activation); ++j) {
             const double at = analysis::kink_at(fits[i].w[j], fits[i].b[j]);
             if (at > data.lo && at < data.hi) {
                 kx.push_back(at);
-                ky.push_back(y_lo - (y_hi - y_lo) * (0.06 + 0.05 * double(i)));
+                ky.push_back(kink_row(i));
             }
         }
         // The activation in the title only when the plot holds several.
         const bool mixed = std::any_of(fits.begin(), fits.end(), [&](const FittedNet& f) { return f.activation != fits[0].activation; });
-        const std::string label = mixed ? fmt::format("{} m={}", nn::to_string(fits[i].activation), widths[i])
-                                        : fmt::format("m={}", widths[i]);
-        plots += fmt::format(", $curves using 1:{} with lines lw 1.5 lc {} title '{}'", i + 3, i + 1, label);
+        const std::string unit = mixed ? fmt::format("{} m={}", nn::to_string(fits[i].activation), widths[i])
+                                       : fmt::format("m={}", widths[i]);
+        const std::string label = fmt::format("{}: RMSE {:.3g} (seed {})", unit, fits[i].rmse, seeds[i]);
+        plots += fmt::format(", $curves using 1:{} with lines lw 2 lc {} title '{}'", i + 3, i % 8 + 1, plot::plain_title(label));
         if (!kx.empty()) {
             script += plot::data_block(fmt::format("kinks{}", i), {kx, ky});
-            plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 0.6 lc {} notitle", i, i + 1);
+            plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 1 lc {} notitle", i, i % 8 + 1);
+            script += fmt::format("set ytics add ('{} kinks' {:.9g})\n", plot::plain_title(unit), ky.front());
         }
     }
     plot::render(script + plots + "\n", fits_svg);
@@ -138,13 +164,19 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
         for (double x : xs) ramps.back().push_back(net.unit(j, x));
     }
     const std::string ramps_svg = (std::filesystem::path(dir) / "ramps.svg").string();
-    script = header(fmt::format("the m={} {} fit as a sum of its units' contributions v_j {}(w_j x + b_j), plus bias {:.3g}",
-                                widths[pick], nn::to_string(net.activation), nn::to_string(net.activation), net.c));
+    script = "set ytics auto\n" +
+             header(fmt::format("m={} {} fit (seed {}): bias {:.3g} + units v_j {}(w_j x + b_j)", widths[pick],
+                                nn::to_string(net.activation), seeds[pick], net.c, nn::to_string(net.activation)));
+    // A unit can run far beyond the target (a steep ramp cancelled by
+    // another): the range stays the target's, with room, so that the fit
+    // can be read.
+    script += fmt::format("set yrange [{:.9g}:{:.9g}]\n", y_lo - 1.5 * span, y_hi + 1.5 * span);
     script += plot::data_block("ramps", ramps);
-    plots = "plot $ramps using 1:2 with lines lw 3 lc rgb 'black' title 'target', "
-            "$ramps using 1:3 with lines lw 2.5 lc rgb 'red' title 'fit (sum)'";
+    plots = fmt::format("plot $ramps using 1:2 with lines {} title 'target', "
+                        "$ramps using 1:3 with lines lw 3 lc rgb 'black' title 'fit (the sum)'",
+                        plot::kTargetStyle);
     for (std::size_t j = 0; j < net.w.size(); ++j)
-        plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1 title 'unit {}'", j + 4, j + 1);
+        plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1.5 lc {} title 'unit {}'", j + 4, j % 8 + 1, j + 1);
     plot::render(script + plots + "\n", ramps_svg);
     for (const auto& t : tables)
         if (t.name() == "curves") plot_curves(plan, t, dir);

@@ -1,6 +1,7 @@
 # Checks an SVG written by `sweep --plot`: an XML declaration and one <svg>
 # root that closes at the end, balanced <g> groups, and exactly COUNT legend
-# labels matching PATTERN (one per plotted series).
+# labels matching PATTERN (one per plotted series); and the PNG beside it
+# (the same name, .png): a PNG signature.
 #   -DSVG=<file> -DPATTERN=<regex> -DCOUNT=<n>
 if(NOT EXISTS "${SVG}")
   message(FATAL_ERROR "${SVG} was not written")
@@ -20,4 +21,12 @@ string(REGEX MATCHALL "${PATTERN}" series "${text}")
 list(LENGTH series n)
 if(NOT n EQUAL COUNT)
   message(FATAL_ERROR "${SVG}: ${n} series match '${PATTERN}', expected ${COUNT}")
+endif()
+string(REGEX REPLACE "\\.svg$" ".png" png "${SVG}")
+if(NOT EXISTS "${png}")
+  message(FATAL_ERROR "${png} was not written beside ${SVG}")
+endif()
+file(READ "${png}" signature LIMIT 8 HEX)
+if(NOT signature STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "${png}: not a PNG file (starts ${signature})")
 endif()
