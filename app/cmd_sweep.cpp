@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <optional>
 #include <unistd.h>
@@ -33,6 +34,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
     cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)")->check(not_empty);
+    cmd->add_option("--plot-width", o.plot_width, "With --plot: the width whose fit the ramps figure breaks into units");
+    cmd->add_option("--plot-seed", o.plot_seed, "With --plot: draw this seed of every width (default: each width's median)");
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
         ->check(CLI::IsMember({"md", "csv", "json"}));
@@ -162,6 +165,15 @@ int run_sweep(const SweepOptions& o) {
         throw Error("--format csv: one table per stream; give one --table (--out writes them all)");
     if (!o.plot_dir.empty() && !plan.kind->plot)
         throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
+    if ((o.plot_width || o.plot_seed) && o.plot_dir.empty()) throw Error("--plot-width, --plot-seed: they choose what --plot DIR draws");
+    if ((o.plot_width || o.plot_seed) && !plan.kind->plot_takes_choice)
+        throw Error("--plot-width, --plot-seed: experiment '" + plan.kind->name + "' draws no per-width or per-seed figure");
+    // Checked before the work, not after it (runner::PlotChoice: a width is a runs' model.width).
+    if (o.plot_seed && std::find(plan.seeds.begin(), plan.seeds.end(), *o.plot_seed) == plan.seeds.end())
+        throw Error(fmt::format("--plot-seed {}: the sweep runs seeds {}", *o.plot_seed, fmt::join(plan.seeds, ", ")));
+    if (o.plot_width && std::none_of(plan.runs.begin(), plan.runs.end(),
+                                     [&](const runner::Run& r) { return r.integer("model.width") == *o.plot_width; }))
+        throw Error(fmt::format("--plot-width {}: no run of the sweep has that model.width", *o.plot_width));
     if (!o.save_weights.empty() && !plan.kind->saves_weights)
         throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
     // A bad --out fails before the work, not after it.
@@ -234,7 +246,7 @@ int run_sweep(const SweepOptions& o) {
         write_outputs(*out, plan.kind->name, result.tables, result.manifest);
         if (!o.quiet && o.out_dir.empty()) std::cerr << o.config << ": tables written to " << out_dir << "\n";
     }
-    if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir);
+    if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir, {o.plot_width, o.plot_seed});
     const auto& e = result.expect;
     const auto verdicts = report::count_verdicts(result.tables);
     if (!o.quiet && verdicts.pass + verdicts.miss + verdicts.not_applicable > 0)

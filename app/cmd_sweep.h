@@ -1,5 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,8 @@ struct SweepOptions {
     CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
     std::string save_weights;
     std::string plot_dir;
+    std::optional<std::int64_t> plot_width;  // --plot-width: the width the ramps figure breaks down
+    std::optional<std::uint64_t> plot_seed;  // --plot-seed: the seed drawn instead of each width's median
     std::string format;  // md, csv or json; empty: the terminal view on a terminal (or with --tty), else md
     std::vector<std::string> tables;  // print only these (all when empty)
     std::vector<std::string> columns;  // print only these columns

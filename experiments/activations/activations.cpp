@@ -178,7 +178,8 @@ std::vector<report::Table> run_activations(const runner::Run& run) {
 // --plot: every activation and its derivative on the config's z range
 // widened to at least [-4, 4], in float64 through the functions training
 // uses (the tables give the float32 values too).
-void plot_activations(const runner::Plan& plan, const std::vector<report::Table>&, const std::string& dir) {
+void plot_activations(const runner::Plan& plan, const std::vector<report::Table>&, const std::string& dir,
+                      const runner::PlotChoice&) {
     std::filesystem::create_directories(dir);
     const runner::Run& run = plan.runs.front();
     const double lo = std::min(-4.0, run.number("grid.lo")), hi = std::max(4.0, run.number("grid.hi"));

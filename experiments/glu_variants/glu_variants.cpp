@@ -225,7 +225,8 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
 
 // --plot: per task, the median minibatch loss of each model against the
 // step (log scale), one figure per task.
-void plot_curves(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir) {
+void plot_curves(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir,
+                 const runner::PlotChoice&) {
     std::filesystem::create_directories(dir);
     const report::Table& curves = plot::find_table(tables, "curves", "glu_variants");
     // Rows in grid order: consecutive rows of one (task, model) form a curve.

@@ -165,7 +165,8 @@ std::vector<report::Table> run_superposition(const runner::Run& run) {
 // --plot: the sparsity trade-off against p: the exact probability of
 // perfect recovery with the Monte Carlo estimate and its 3-SE bars, and the
 // mean squared reconstruction error of the ReLU and linear readouts.
-void plot_superposition(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir) {
+void plot_superposition(const runner::Plan&, const std::vector<report::Table>& tables, const std::string& dir,
+                        const runner::PlotChoice&) {
     std::filesystem::create_directories(dir);
     const report::Table& t = plot::find_table(tables, "sparsity", "superposition");
     std::vector<double> three_se = plot::numbers(t, "mc_standard_error");

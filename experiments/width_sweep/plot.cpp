@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/kinks.h"
 #include "core/error.h"
@@ -82,7 +83,8 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
 
 }  // namespace
 
-void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir) {
+void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir,
+                      const runner::PlotChoice& choice) {
     const report::Table* runs = nullptr;
     for (const auto& t : tables)
         if (t.name() == "runs") runs = &t;
@@ -99,12 +101,18 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
         target[k] = f(xs[k]);
     }
 
-    // The median seed of every width, retrained (runs are deterministic).
+    if (choice.seed && std::find(plan.seeds.begin(), plan.seeds.end(), *choice.seed) == plan.seeds.end())
+        throw Error(fmt::format("--plot-seed {}: the sweep ran seeds {}", *choice.seed, fmt::join(plan.seeds, ", ")));
+    // The median seed of every width, or the chosen one, retrained (runs
+    // are deterministic).
     std::vector<FittedNet> fits;
     std::vector<std::int64_t> widths;
     std::vector<std::uint64_t> seeds;
     for (const auto& group : runner::seed_groups(plan)) {
-        const runner::Run& run = plan.runs[median_run(group, *runs)];
+        std::size_t drawn = median_run(group, *runs);
+        for (std::size_t i : group)
+            if (choice.seed && plan.runs[i].seed == *choice.seed) drawn = i;
+        const runner::Run& run = plan.runs[drawn];
         fits.push_back(fit_width_runs(std::span(&run, 1), make_fit_data(run)).front());
         widths.push_back(run.integer("model.width"));
         seeds.push_back(run.seed);
@@ -120,7 +128,9 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     const double y_hi = *std::max_element(target.begin(), target.end());
     const auto kink_row = [&](std::size_t i) { return y_lo - (y_hi - y_lo) * (0.08 + 0.09 * double(i)); };
     const std::string fits_svg = (std::filesystem::path(dir) / "fits.svg").string();
-    std::string script = header("fits of " + first.string("target") + " by width: each width's median seed, its kinks below");
+    std::string script = header("fits of " + first.string("target") + " by width: " +
+                                (choice.seed ? fmt::format("seed {}", *choice.seed) : std::string("each width's median seed")) +
+                                ", its kinks below");
     // The y axis: ticks over the target's range, and below it one row of
     // kinks per width, named where a tick label would be.
     const double span = y_hi - y_lo;
@@ -152,10 +162,14 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     }
     plot::render(script + plots + "\n", fits_svg);
 
-    // ramps.svg: the width-8 fit if there is one, else the middle width.
-    std::size_t pick = fits.size() / 2;
-    for (std::size_t i = 0; i < widths.size(); ++i)
-        if (widths[i] == 8) pick = i;
+    // ramps.svg: the chosen width, else width 8 if there is one, else the
+    // middle width (the first of several activations).
+    const std::int64_t wanted = choice.width.value_or(8);
+    std::size_t pick = choice.width ? fits.size() : fits.size() / 2;
+    for (std::size_t i = widths.size(); i-- > 0;)
+        if (widths[i] == wanted) pick = i;
+    if (pick == fits.size())
+        throw Error(fmt::format("--plot-width {}: the sweep's widths are {}", wanted, fmt::join(widths, ", ")));
     const FittedNet& net = fits[pick];
     std::vector<std::vector<double>> ramps = {xs, target, {}};
     for (double x : xs) ramps[2].push_back(net.at(x));

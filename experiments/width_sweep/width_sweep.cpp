@@ -486,7 +486,8 @@ runner::ExperimentKind make() {
             .run_batch = run_width_batch,
             .aggregate = aggregate_width,
             .saves_weights = true,
-            .plot = plot_width_sweep};
+            .plot = plot_width_sweep,
+            .plot_takes_choice = true};
 }
 
 }  // namespace ffn::experiments::width_sweep

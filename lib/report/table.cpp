@@ -15,7 +15,7 @@ std::optional<double> as_number(const Cell& c) {
 }
 
 Table& Table::add_column(std::string name, ColumnType type, int precision, bool is_volatile) {
-    return add_column(Column{std::move(name), type, precision, is_volatile});
+    return add_column(Column{.name = std::move(name), .type = type, .precision = precision, .volatile_ = is_volatile});
 }
 
 Table& Table::add_column(Column column) {
@@ -83,6 +83,10 @@ void Table::set_summary(const std::vector<std::pair<std::string, std::string>>& 
 void Table::add_key(const std::string& column) {
     if (!find_column(column)) throw std::logic_error("table '" + name_ + "': no column '" + column + "' to key rows by");
     keys_.push_back(column);
+}
+
+std::size_t display_width(std::string_view s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 Table only_columns(const Table& t, const std::vector<std::string>& names) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -88,5 +89,9 @@ std::optional<ColumnType> parse_column_type(const std::string& s);
 // (or shortest round-trip when precision <= 0), null as "", booleans as
 // true/false.
 std::string format_cell(const Cell& c, int precision);
+
+// Characters, not bytes, for aligning text: a UTF-8 continuation byte
+// (10xxxxxx) starts none.
+std::size_t display_width(std::string_view s);
 
 }  // namespace ffn::report

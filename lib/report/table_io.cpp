@@ -125,19 +125,32 @@ Cell cell_from_csv(const std::string& s) {
 
 }  // namespace
 
+// Padded so that the columns line up in a file or a pipe too (padded cells
+// are the same markdown); numbers right-aligned, as the ---: marks say.
 std::string to_markdown(const Table& t) {
-    std::string out = "| ";
-    for (const auto& c : t.columns()) out += escape_markdown(c.name) + " | ";
-    out.pop_back();
+    const auto& cols = t.columns();
+    std::vector<std::vector<std::string>> cells(t.row_count());
+    std::vector<std::size_t> width(cols.size(), 3);  // "---"
+    for (std::size_t i = 0; i < cols.size(); ++i) width[i] = std::max(width[i], display_width(escape_markdown(cols[i].name)));
+    for (std::size_t r = 0; r < t.row_count(); ++r)
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            cells[r].push_back(escape_markdown(format_cell(t.rows()[r][i], cols[i].precision)));
+            width[i] = std::max(width[i], display_width(cells[r].back()));
+        }
+    const auto right = [&](std::size_t i) { return cols[i].type == ColumnType::integer || cols[i].type == ColumnType::real; };
+    const auto padded = [&](const std::string& text, std::size_t i, bool align_right) {
+        const std::string pad(width[i] - display_width(text), ' ');
+        return align_right ? pad + text : text + pad;
+    };
+    std::string out = "|";
+    for (std::size_t i = 0; i < cols.size(); ++i) out += " " + padded(escape_markdown(cols[i].name), i, false) + " |";
     out += "\n|";
-    for (const auto& c : t.columns())
-        out += (c.type == ColumnType::text || c.type == ColumnType::boolean) ? " --- |" : " ---: |";
+    for (std::size_t i = 0; i < cols.size(); ++i)
+        out += " " + (right(i) ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
     out += "\n";
-    for (const auto& row : t.rows()) {
-        out += "| ";
-        for (std::size_t i = 0; i < row.size(); ++i)
-            out += escape_markdown(format_cell(row[i], t.columns()[i].precision)) + " | ";
-        out.pop_back();
+    for (const auto& row : cells) {
+        out += "|";
+        for (std::size_t i = 0; i < cols.size(); ++i) out += " " + padded(row[i], i, right(i)) + " |";
         out += "\n";
     }
     return out;
@@ -222,7 +235,7 @@ Table table_from_json(const Json& j, const std::string& where) {
     const Json precision = j.value("precision", Json::object());
     const Json volatile_columns = j.value("volatile", Json::array());
     for (const auto& name : names) {
-        Column c{name, ColumnType::real, 6, false};
+        Column c{.name = name, .type = ColumnType::real, .precision = 6, .volatile_ = false};
         if (types.contains(name)) {
             auto t_ = types[name].is_string() ? parse_column_type(types[name].get<std::string>()) : std::nullopt;
             if (!t_) throw Error(here + ": column '" + name + "' has an unknown type");

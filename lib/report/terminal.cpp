@@ -2,16 +2,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <string_view>
 
 namespace ffn::report {
 
 namespace {
-
-// Characters, not bytes: a UTF-8 continuation byte (10xxxxxx) starts none.
-std::size_t display_width(std::string_view s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
 
 // One column of the view: its header and its cells as text.
 struct Shown {

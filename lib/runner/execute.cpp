@@ -20,7 +20,7 @@ namespace ffn::runner {
 namespace {
 
 report::Column column_for(const std::string& key, const Json& value) {
-    return {key, report::column_type_of(value), 6, false};
+    return {.name = key, .type = report::column_type_of(value), .precision = 6};
 }
 
 std::string utc_now() {

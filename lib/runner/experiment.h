@@ -36,6 +36,15 @@ struct SeedStatistics {
     int precision = 4;
 };
 
+// What `sweep --plot-width W --plot-seed S` ask a figure to show: the
+// width (a value of the runs' model.width) to break down into its units,
+// the seed to draw (else the kind's own pick). The app checks both against
+// the plan before the sweep runs.
+struct PlotChoice {
+    std::optional<std::int64_t> width;
+    std::optional<std::uint64_t> seed;
+};
+
 struct ExperimentKind {
     std::string name = {};
     std::string description = {};  // one line, for `ffn-lab list`
@@ -63,8 +72,11 @@ struct ExperimentKind {
     // False for kinds whose runs draw nothing at random: every seed would
     // repeat the same run, so a config may name one seed at most.
     bool random = true;
-    // Optional figures for `sweep --plot DIR`, from the plan and its final tables.
-    std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&)> plot = {};
+    // Optional figures for `sweep --plot DIR`, from the plan and its final
+    // tables, showing what `choice` asks where the kind takes a choice.
+    std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&, const PlotChoice&)> plot = {};
+    // True when `plot` draws the width and seed a PlotChoice names.
+    bool plot_takes_choice = false;
 };
 
 // Runs that differ only in their seed, grouped, in grid order: the unit over

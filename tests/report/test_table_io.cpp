@@ -25,8 +25,9 @@ Table sample() {
 
 TEST_CASE("markdown shows the configured digits and escapes pipes") {
     const std::string md = to_markdown(sample());
-    CHECK(md.find("| name | count | value | ok | seconds |") == 0);
-    CHECK(md.find("| 0.3 |") != std::string::npos);  // 3 significant digits
+    CHECK(md.find("| name        | count | value | ok    | seconds |\n"
+                  "| ----------- | ----: | ----: | ----- | ------: |\n"
+                  "| a, \"quoted\" |     3 |   0.3 | true  |     1.5 |\n") == 0);  // padded; 3 significant digits
     CHECK(md.find("b\\|pipe") != std::string::npos);
 }
 
