@@ -29,10 +29,17 @@ void render(const std::string& body, const std::string& output) {
     // The SVG for pages and papers, a PNG beside it for slides; the body
     // drawn once per terminal.
     const std::string svg = folder + "/figure.svg", png = folder + "/figure.png";
+    // $TMPDIR is in the folder's name: quoted as gnuplot's single quotes
+    // write a quote, so that no path is read as a command.
+    const auto quoted = [](const std::string& path) {
+        std::string q;
+        for (const char c : path) q += c == '\'' ? std::string("''") : std::string(1, c);
+        return "'" + q + "'";
+    };
     const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced font 'sans,14'\n"
-                               "set output '" + svg + "'\n" + body + "unset output\n" +
+                               "set output " + quoted(svg) + "\n" + body + "unset output\n" +
                                "set terminal pngcairo size 1600,1000 background rgb 'white' noenhanced font 'sans,22'\n"
-                               "set output '" + png + "'\nreplot\nunset output\n";
+                               "set output " + quoted(png) + "\nreplot\nunset output\n";
     FILE* pipe = ::popen("gnuplot", "w");
     if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
     std::fwrite(script.data(), 1, script.size(), pipe);

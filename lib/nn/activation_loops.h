@@ -61,7 +61,10 @@ struct GeluTanh {
     static T derivative(T x) {
         const T t = mk::tanh(S<T>(kGeluTanhScale) * (x + S<T>(kGeluTanhCubic) * x * x * x));
         const T d_inner = S<T>(kGeluTanhScale) * (1 + 3 * S<T>(kGeluTanhCubic) * x * x);
-        return S<T>(0.5) * (1 + t) + S<T>(0.5) * x * (1 - t * t) * d_inner;
+        // Where tanh has rounded to +-1 the second term is 0, also when x^2
+        // has overflowed (float beyond 1e19), which would make it inf * 0.
+        const T sech2 = 1 - t * t;
+        return S<T>(0.5) * (1 + t) + (sech2 == 0 ? S<T>(0) : S<T>(0.5) * x * sech2 * d_inner);
     }
 };
 

@@ -71,11 +71,18 @@ void Table::set(std::size_t row, std::size_t column, Cell value) {
     rows_.at(row).at(column) = checked(columns_.at(column), std::move(value));
 }
 
+std::vector<std::size_t> Table::summary() const {
+    std::vector<std::size_t> out;
+    for (const auto& name : summary_)
+        if (const auto i = find_column(name)) out.push_back(*i);
+    return out;
+}
+
 void Table::set_summary(const std::vector<std::pair<std::string, std::string>>& columns) {
     for (const auto& [name, label] : columns) {
         const auto i = find_column(name);
         if (!i) continue;
-        if (std::find(summary_.begin(), summary_.end(), *i) == summary_.end()) summary_.push_back(*i);
+        if (std::find(summary_.begin(), summary_.end(), name) == summary_.end()) summary_.push_back(name);
         columns_[*i].label = label;
     }
 }

@@ -52,7 +52,8 @@ public:
     // document columns come and go with the config); a name given twice
     // keeps its first place and its last label.
     void set_summary(const std::vector<std::pair<std::string, std::string>>& columns);
-    const std::vector<std::size_t>& summary() const { return summary_; }
+    // The summary's columns, as indices (columns inserted later shift them).
+    std::vector<std::size_t> summary() const;
     // The columns whose values name a row (the swept keys, the seed...):
     // `diff` matches rows by them and names rows by them. Empty: by position.
     const std::vector<std::string>& keys() const { return keys_; }
@@ -73,7 +74,7 @@ private:
     std::string name_;
     std::vector<Column> columns_;
     std::vector<std::vector<Cell>> rows_;
-    std::vector<std::size_t> summary_;
+    std::vector<std::string> summary_;  // names, so that inserted columns move nothing
     std::vector<std::string> keys_;
     bool long_form_ = false;
 };

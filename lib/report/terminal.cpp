@@ -20,7 +20,13 @@ std::string header_of(const Column& c) { return c.label.empty() ? c.name : c.lab
 bool is_numeric(const Column& c) { return c.type == ColumnType::integer || c.type == ColumnType::real; }
 
 std::vector<std::size_t> picked_columns(const Table& t, const TerminalView& view) {
-    if (view.columns.empty() && !view.wide && !t.summary().empty()) return t.summary();
+    if (view.columns.empty() && !view.wide && !t.summary().empty()) {
+        // A verdict added after the summary was set (an expect block's) is shown too.
+        auto picked = t.summary();
+        const auto verdict = t.find_column("verdict");
+        if (verdict && std::find(picked.begin(), picked.end(), *verdict) == picked.end()) picked.push_back(*verdict);
+        return picked;
+    }
     std::vector<std::size_t> picked;
     const auto& cols = t.columns();
     for (std::size_t i = 0; i < cols.size(); ++i)

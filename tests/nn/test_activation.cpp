@@ -98,6 +98,13 @@ std::int64_t float_ulps(float a, float b) {
 TEST_CASE("every kernel family's activation loops give the scalar bits, float32") { check_every_family<float>(); }
 TEST_CASE("every kernel family's activation loops give the scalar bits, float64") { check_every_family<double>(); }
 
+TEST_CASE("the tanh form of GELU has a derivative where x^2 overflows float") {
+    // 1 - tanh^2 is 0 there; x^2 is inf, and inf * 0 would be NaN.
+    CHECK(ffn::nn::activate_derivative(Activation::gelu_tanh, 1e20f) == 1.0f);
+    CHECK(ffn::nn::activate_derivative(Activation::gelu_tanh, -1e20f) == 0.0f);
+    CHECK(ffn::nn::activate_derivative(Activation::gelu_tanh, 1e200) == 1.0);
+}
+
 TEST_CASE("GELU's tail keeps its digits") {
     // x Phi(x) at x = -10: 7.6e-23 (Phi(-10) = 7.6198530241605e-24, from
     // erfc(10/sqrt 2)/2 in Python's math module); the usual 1 + erf form
