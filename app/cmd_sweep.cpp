@@ -35,7 +35,14 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
         ->check(not_empty);
     cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)")->check(not_empty);
     cmd->add_option("--plot-width", o.plot_width, "With --plot: the width whose fit the ramps figure breaks into units");
-    cmd->add_option("--plot-seed", o.plot_seed, "With --plot: draw this seed of every width (default: each width's median)");
+    // Checked as typed: CLI11 would wrap "-1" round to 2^64 - 1.
+    const auto seed_text = [](const std::string& text) {
+        return !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "expected a seed, an integer from 0 to 10^19 - 1, got '" + text + "'";
+    };
+    cmd->add_option("--plot-seed", o.plot_seed, "With --plot: draw this seed of every width (default: each width's median)")
+        ->check(seed_text);
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
         ->check(CLI::IsMember({"md", "csv", "json"}));
