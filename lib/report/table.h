@@ -84,6 +84,8 @@ private:
 Table only_columns(const Table& t, const std::vector<std::string>& names);
 
 std::string to_string(ColumnType t);
+// Integers and reals: the columns writers right-align.
+inline bool is_numeric(ColumnType t) { return t == ColumnType::integer || t == ColumnType::real; }
 std::optional<ColumnType> parse_column_type(const std::string& s);
 
 // A cell as text: integers exactly, reals with `precision` significant digits

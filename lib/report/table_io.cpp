@@ -137,7 +137,7 @@ std::string to_markdown(const Table& t) {
             cells[r].push_back(escape_markdown(format_cell(t.rows()[r][i], cols[i].precision)));
             width[i] = std::max(width[i], display_width(cells[r].back()));
         }
-    const auto right = [&](std::size_t i) { return cols[i].type == ColumnType::integer || cols[i].type == ColumnType::real; };
+    const auto right = [&](std::size_t i) { return is_numeric(cols[i].type); };
     const auto padded = [&](const std::string& text, std::size_t i, bool align_right) {
         const std::string pad(width[i] - display_width(text), ' ');
         return align_right ? pad + text : text + pad;

@@ -17,8 +17,6 @@ struct Shown {
 
 std::string header_of(const Column& c) { return c.label.empty() ? c.name : c.label; }
 
-bool is_numeric(const Column& c) { return c.type == ColumnType::integer || c.type == ColumnType::real; }
-
 std::vector<std::size_t> picked_columns(const Table& t, const TerminalView& view) {
     if (view.columns.empty() && !view.wide && !t.summary().empty()) {
         // A verdict added after the summary was set (an expect block's) is shown too.
@@ -50,7 +48,7 @@ std::vector<Shown> shown_columns(const Table& t, const std::vector<std::size_t>&
     for (const std::size_t i : picked) {
         if (std::find(merged_away.begin(), merged_away.end(), i) != merged_away.end()) continue;
         const Column& c = cols[i];
-        Shown s{header_of(c), is_numeric(c), {}, 0};
+        Shown s{header_of(c), is_numeric(c.type), {}, 0};
         const std::string suffix = "_median";
         std::optional<std::size_t> lo, hi;
         if (c.name.size() > suffix.size() && c.name.ends_with(suffix)) {
