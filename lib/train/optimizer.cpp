@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <type_traits>
 
@@ -63,6 +64,8 @@ void Optimizer<T>::step(double lr_d) {
     const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - math::pow(spec_.beta2, t)));
     const T eps = static_cast<T>(spec_.eps);
     const T decay = static_cast<T>(1 - lr_d * spec_.weight_decay);
+    const T tiny = std::numeric_limits<T>::min();
+    const auto flush = [tiny](T x) { return std::fabs(x) < tiny ? T(0) : x; };
     // One loop per weight-decay form, with no branch inside, so the compiler
     // vectorises it (sqrt and division round the same in vector and scalar).
     auto update = [&](auto decay_form) {
@@ -71,12 +74,13 @@ void Optimizer<T>::step(double lr_d) {
             const T* __restrict grad = params_[k].grad;
             T* __restrict m = first_[k].data();
             T* __restrict v = second_[k].data();
-            for (std::size_t i = 0; i < params_[k].size(); ++i) {
+            const std::size_t n = params_[k].size();  // read once: the stores could alias it
+            for (std::size_t i = 0; i < n; ++i) {
                 T g = grad[i];
                 if constexpr (decltype(decay_form)::value == 1) p[i] = p[i] * decay;   // AdamW
                 if constexpr (decltype(decay_form)::value == 2) g = g + wd * p[i];     // Adam's L2 term
-                m[i] = m[i] * beta1 + one_minus_beta1 * g;
-                v[i] = v[i] * beta2 + one_minus_beta2 * g * g;
+                m[i] = flush(m[i] * beta1 + one_minus_beta1 * g);
+                v[i] = flush(v[i] * beta2 + one_minus_beta2 * g * g);
                 const T denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
                 p[i] = p[i] + (-step_size) * (m[i] / denom);
             }

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "train/optimizer.h"
 
@@ -107,4 +108,30 @@ TEST_CASE("schedules: warmup ramps linearly and cosine ends at min_lr") {
 TEST_CASE("an unknown optimizer is an error naming the choices") {
     CHECK_THROWS_WITH(ffn::train::parse_optimizer("adagrad"), doctest::Contains("unknown optimizer 'adagrad' (expected one of: sgd, adam, adamw)"));
     CHECK(ffn::train::parse_optimizer("adamw") == ffn::train::OptimizerKind::adamw);
+}
+
+// A moment decaying into the subnormal range is stored as zero (see
+// train/optimizer.h); a normal one keeps its exact value. After a gradient
+// of 1e-30 turns to zero, m = 1e-31 * 0.9^k stays normal for about 150
+// steps, then would be subnormal for about 150 more.
+TEST_CASE("Adam stores a subnormal moment as zero and leaves normal ones exact") {
+    float p = 1.0f, g = 1e-30f;
+    Optimizer<float> opt({{"p", {1}, &p, &g}}, {OptimizerKind::adam, 1e-3});
+    opt.step();
+    float m = 0.1f * 1e-30f;  // m after step 1, as the update computes it (0.9f * 0 + 0.1f * g)
+    CHECK(opt.first_moment(0)[0] == m);
+    const float after_first = p;
+    g = 0.0f;
+    int normal_steps = 0;
+    while (m * 0.9f >= std::numeric_limits<float>::min()) {
+        m = m * 0.9f;
+        opt.step();
+        ++normal_steps;
+        REQUIRE(opt.first_moment(0)[0] == m);  // normal: the exact product, every step
+    }
+    CHECK(normal_steps > 100);
+    opt.step();  // m * 0.9f is subnormal here, about 1.1e-38
+    CHECK(m * 0.9f != 0.0f);
+    CHECK(opt.first_moment(0)[0] == 0.0f);
+    CHECK(p == after_first);  // what the subnormal m would have added moves no weight near 1
 }
