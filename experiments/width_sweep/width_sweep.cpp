@@ -149,10 +149,16 @@ std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const Fit
 // float64 from the weights, as a cross-check of the weight count.
 int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
     const double dx = (hi - lo) / static_cast<double>(points - 1);
-    std::vector<double> y(points);
+    std::vector<double> y(points, f.c), h(points);
     double scale = 0;
     for (std::size_t j = 0; j < f.w.size(); ++j) scale = std::max(scale, std::fabs(f.w[j] * f.v[j]));
-    for (std::size_t k = 0; k < points; ++k) y[k] = f.at(lo + dx * static_cast<double>(k));
+    // f.at(x) at every point, a unit at a time over all points (the same
+    // operations in the same order per point, in vector loops).
+    for (std::size_t j = 0; j < f.w.size(); ++j) {
+        for (std::size_t k = 0; k < points; ++k) h[k] = f.w[j] * (lo + dx * static_cast<double>(k)) + f.b[j];
+        nn::activate_inplace(f.activation, std::span(h));
+        for (std::size_t k = 0; k < points; ++k) y[k] += f.v[j] * h[k];
+    }
     // A kink changes the slope by |w_j v_j|; rounding in y moves slopes by
     // about eps * |y| / dx. The threshold sits far above the second and
     // far below any kink that visibly bends the function.
@@ -471,10 +477,11 @@ runner::ExperimentKind make() {
                         throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
                     // Forward and backward keep about six samples x width
                     // matrices per run; train::fit_narrow keeps two more per
-                    // lane of its block for smooth units.
+                    // lane of its block for smooth units (a block of one run
+                    // keeps them all).
                     refuse_runs_beyond_memory(plan, {"samples", "model.width"}, [](const runner::Run& r) {
                         const bool smooth = !nn::is_piecewise_linear(nn::parse_activation(r.string("activation")));
-                        const double matrices = 6.0 + (smooth ? 2.0 * train::kNarrowLanes : 0.0);
+                        const double matrices = 6.0 + (smooth ? 2.0 * static_cast<double>(train::narrow_lanes()) : 0.0);
                         return matrices * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
                                (r.is_float64() ? 8 : 4);
                     });
@@ -484,6 +491,7 @@ runner::ExperimentKind make() {
                 },
             .run = [](const runner::Run& run) { return run_width_batch(std::span(&run, 1)).front(); },
             .run_batch = run_width_batch,
+            .batch_runs = train::kNarrowMaxLanes,  // one block of the widest narrow kernel
             .aggregate = aggregate_width,
             .saves_weights = true,
             .plot = plot_width_sweep,

@@ -15,15 +15,22 @@ namespace avx2 {
 void narrow_pass(const NarrowPass<float>& pass);
 void narrow_pass(const NarrowPass<double>& pass);
 }  // namespace avx2
+namespace avx512 {
+void narrow_pass(const NarrowPass<float>& pass);
+void narrow_pass(const NarrowPass<double>& pass);
+}  // namespace avx512
 
 namespace {
 
-// The AVX2 build wherever the gemm dispatch runs a family with AVX2, as for
-// the activations (FFNLAB_ISA=ref runs this file's build).
+bool isa_is(const char* name) { return std::strcmp(gemm::active_isa(), name) == 0; }
+
+// The build of the gemm dispatch's family: it runs only where the CPU has
+// the family's instructions (FFNLAB_ISA=ref runs this file's build).
 template <class T>
 void pass_of_every_block(const NarrowPass<T>& pass) {
-    if (std::strcmp(gemm::active_isa(), "ref") != 0) avx2::narrow_pass(pass);
-    else narrow::run_pass(pass);
+    if (pass.lanes == 16) avx512::narrow_pass(pass);
+    else if (!isa_is("ref")) avx2::narrow_pass(pass);
+    else narrow::run_pass<8>(pass);
 }
 
 template <class T>
@@ -35,11 +42,10 @@ void require_narrow(const nn::MLP<T>& net, std::size_t width, nn::Activation act
         throw Error("fit_narrow: every net must have the same width and activation");
 }
 
-// Moves instance i's weights between its net and lane i % kNarrowLanes of
-// block i / kNarrowLanes of the flat parameter array.
+// Moves instance i's weights between its net and lane i % L of block i / L
+// of the flat parameter array.
 template <class T, class Copy>
-void for_each_weight(nn::MLP<T>& net, T* params, std::size_t width, std::size_t i, Copy copy) {
-    constexpr std::size_t L = kNarrowLanes;
+void for_each_weight(nn::MLP<T>& net, T* params, std::size_t L, std::size_t width, std::size_t i, Copy copy) {
     T* block = params + (i / L) * (3 * width + 1) * L;
     const std::size_t lane = i % L;
     for (std::size_t j = 0; j < width; ++j) {
@@ -52,6 +58,8 @@ void for_each_weight(nn::MLP<T>& net, T* params, std::size_t width, std::size_t 
 
 }  // namespace
 
+std::size_t narrow_lanes() { return isa_is("avx512") ? 16 : 8; }
+
 template <class T>
 std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,
                                   std::span<const T> x, std::span<const T> y, const FitSpec& spec) {
@@ -60,7 +68,7 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
     if (spec.batch_size > 0 && static_cast<std::size_t>(spec.batch_size) < x.size())
         throw Error("fit_narrow: full-batch training only");
     if (spec.loss != LossKind::mse) throw Error("fit_narrow: the MSE loss only");
-    constexpr std::size_t L = kNarrowLanes;
+    const std::size_t L = narrow_lanes();
     const std::size_t m = nets.front()->layers[0].out_features(), count = nets.size();
     for (const auto* net : nets) require_narrow(*net, m, nets.front()->activation);
 
@@ -70,16 +78,16 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
     // What the smooth units' forward pass keeps for the backward pass.
     std::vector<T> kept(nn::is_piecewise_linear(nets.front()->activation) ? 0 : m * x.size() * 2 * L);
     std::vector<double> squared(blocks * L);
-    for (std::size_t i = 0; i < count; ++i) for_each_weight(*nets[i], params.data(), m, i, [](T& from, T& to) { to = from; });
+    for (std::size_t i = 0; i < count; ++i) for_each_weight(*nets[i], params.data(), L, m, i, [](T& from, T& to) { to = from; });
     Optimizer<T> opt({nn::ParamRef<T>{"narrow", {params.size()}, params.data(), grads.data()}}, optimizer);
-    const NarrowPass<T> pass{nets.front()->activation, m, x.size(), blocks, x.data(), y.data(), params.data(),
+    const NarrowPass<T> pass{nets.front()->activation, L, m, x.size(), blocks, x.data(), y.data(), params.data(),
                              grads.data(), residual.data(), kept.data(), squared.data()};
 
     std::vector<FitRecord> records(count);
     std::vector<bool> running(count, true);
     std::size_t still_running = count;
     const auto finish = [&](std::size_t i, const char* status) {
-        for_each_weight(*nets[i], params.data(), m, i, [](T& to, T& from) { to = from; });
+        for_each_weight(*nets[i], params.data(), L, m, i, [](T& to, T& from) { to = from; });
         records[i].status = status;
         running[i] = false;
         --still_running;

@@ -4,8 +4,8 @@
 // and activation, fitted to the same samples by full-batch MSE steps. The
 // width sweep trains a hundred seeds of one width this way.
 //
-// Instances sit in the lanes of a vector register (kNarrowLanes of them per
-// block), so that a width of 2 fills the register instead of 2 of its
+// Instances sit in the lanes of a vector register (narrow_lanes() of them
+// per block), so that a width of 2 fills the register instead of 2 of its
 // lanes, and nothing of the [samples, m] activations is kept beyond one
 // sample. Every lane computes what one instance alone computes, in the same
 // order: training a net in a batch gives it the same bits as training it
@@ -24,7 +24,11 @@
 
 namespace ffn::train {
 
-inline constexpr std::size_t kNarrowLanes = 8;
+// Instances per block of the build the gemm dispatch's family selects: 16
+// with AVX-512, 8 otherwise. The most is kNarrowMaxLanes; no result
+// depends on the count.
+inline constexpr std::size_t kNarrowMaxLanes = 16;
+std::size_t narrow_lanes();
 
 // Trains each net of `nets` from its current weights on (x, y): the steps,
 // record spacing, early stop and schedule of `spec` (full batch, MSE; a
@@ -36,15 +40,15 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
                                   std::span<const T> x, std::span<const T> y, const FitSpec& spec);
 
 // The kernel's arguments (train/narrow_kernel.h): `blocks` blocks of
-// kNarrowLanes instances.
+// `lanes` instances.
 template <class T>
 struct NarrowPass {
     nn::Activation activation;
-    std::size_t width = 0, samples = 0, blocks = 0;
+    std::size_t lanes = 0, width = 0, samples = 0, blocks = 0;
     const T *x = nullptr, *target = nullptr, *params = nullptr;
-    T *grads = nullptr, *residual_buf = nullptr;  // residual_buf: samples x kNarrowLanes
-    T* kept_buf = nullptr;  // smooth units: width x samples x 2 x kNarrowLanes (train/narrow_kernel.h)
-    double* squared_error = nullptr;  // blocks x kNarrowLanes
+    T *grads = nullptr, *residual_buf = nullptr;  // residual_buf: samples x lanes
+    T* kept_buf = nullptr;  // smooth units: width x samples x 2 x lanes (train/narrow_kernel.h)
+    double* squared_error = nullptr;  // blocks x lanes
 };
 
 }  // namespace ffn::train

@@ -5,7 +5,7 @@
 
 namespace ffn::train::avx2 {
 
-void narrow_pass(const NarrowPass<float>& pass) { narrow::run_pass(pass); }
-void narrow_pass(const NarrowPass<double>& pass) { narrow::run_pass(pass); }
+void narrow_pass(const NarrowPass<float>& pass) { narrow::run_pass<8>(pass); }
+void narrow_pass(const NarrowPass<double>& pass) { narrow::run_pass<8>(pass); }
 
 }  // namespace ffn::train::avx2

@@ -1,10 +1,11 @@
 #pragma once
 // The full-batch forward and backward pass of many 1-m-1 MLPs at once, one
-// instance per lane of a block of kLanes (train/narrow_fit.h). Included by
-// narrow_fit.cpp (built for any x86-64) and narrow_fit_avx2.cpp (the same
-// lines with -mavx2): the lane loops vectorise, and every lane runs the
-// scalar formula's operations in the scalar order, so the two builds and
-// every lane count give the same bits. No lane reads another's numbers.
+// instance per lane of a block of L (train/narrow_fit.h). Included by
+// narrow_fit.cpp (built for any x86-64, 8 lanes), narrow_fit_avx2.cpp (the
+// same lines with -mavx2, 8 lanes) and narrow_fit_avx512.cpp (-mavx512f,
+// 16 lanes): the lane loops vectorise, and every lane runs the scalar
+// formula's operations in the scalar order, so the builds and every lane
+// count give the same bits. No lane reads another's numbers.
 //
 // Internal linkage on purpose, as in nn/activation_loops.h: the two builds
 // of these inline functions must not be merged by the linker.
@@ -22,48 +23,47 @@ namespace ffn::train {
 namespace {
 namespace narrow {
 
-constexpr std::size_t kLanes = kNarrowLanes;
-
-// kLanes values of T as one value: GCC's vector extension (clang has it
+// L values of T as one value: GCC's vector extension (clang has it
 // too), whose operators act lane by lane with the scalar operator's IEEE
 // rounding. The AVX2 build maps it onto ymm registers, the other onto
 // pairs of xmm registers; the bits are the same. Memory holds plain T
 // arrays, read and written through load and store, which assume no more
 // alignment than T's.
-template <class T>
+template <class T, std::size_t L>
 struct LanesOf {
-    typedef T type __attribute__((vector_size(kLanes * sizeof(T))));
+    typedef T type __attribute__((vector_size(L * sizeof(T))));
 };
-template <class T>
-using Lanes = typename LanesOf<T>::type;
+template <class T, std::size_t L>
+using Lanes = typename LanesOf<T, L>::type;
 
-template <class T>
-Lanes<T> load(const T* p) {
-    Lanes<T> v;
+template <class V, class T>
+V load(const T* p) {
+    V v;
     std::memcpy(&v, p, sizeof v);
     return v;
 }
 
-template <class T>
-void store(T* p, Lanes<T> v) {
+template <class T, class V>
+void store(T* p, V v) {
     std::memcpy(p, &v, sizeof v);
 }
 
-// A unit's value h = act(z), and with it what its backward pass needs
-// (aux); backward(aux, up) is up * act'(z), as nn::multiply_by_derivative
-// computes it. kKeeps: the forward pass keeps h and aux for the backward
-// pass, where computing them again would cost more than memory does.
+// A unit's value h = act(z), and what its backward pass needs: up *
+// act'(z), as nn::multiply_by_derivative computes it. kKeeps: the forward
+// pass keeps h and aux = act'(z) for the backward pass (backward(aux, up)),
+// where computing them again would cost more than memory does; otherwise
+// the backward pass computes z again and both(z, up, h, dz) gives h and dz.
 struct Relu {
     static constexpr bool kKeeps = false;
     template <class V>
     static V value(V z) { return z > 0 ? z : V{}; }
+    // The backward pass's h and up * act'(z) from z, with one comparison.
     template <class V>
-    static void forward(V z, V& h, V& aux) {
-        h = value(z);
-        aux = z;
+    static void both(V z, V up, V& h, V& dz) {
+        const auto on = z > V{};
+        h = on ? z : V{};
+        dz = on ? up : V{};
     }
-    template <class V>
-    static V backward(V aux, V up) { return aux > 0 ? up : V{}; }
 };
 
 struct Identity {
@@ -71,12 +71,10 @@ struct Identity {
     template <class V>
     static V value(V z) { return z; }
     template <class V>
-    static void forward(V z, V& h, V& aux) {
+    static void both(V z, V up, V& h, V& dz) {
         h = z;
-        aux = z;
+        dz = up;
     }
-    template <class V>
-    static V backward(V, V up) { return up; }
 };
 
 // A smooth activation's formula from nn/activation_loops.h on all lanes at
@@ -96,8 +94,8 @@ struct Smooth {
     static V backward(V aux, V up) { return up * aux; }
 };
 
-// One block of kLanes instances. Parameters and gradients of a block are
-// laid out [w(m) | b(m) | v(m) | c], each entry kLanes wide, for
+// One block of L instances. Parameters and gradients of a block are
+// laid out [w(m) | b(m) | v(m) | c], each entry L wide, for
 // y = c + sum_j v_j act(w_j x + b_j). Gradients are written, not added to;
 // sq[l] gets lane l's sum of squared errors in double.
 //
@@ -118,31 +116,29 @@ struct Smooth {
 constexpr std::size_t kTile = 2;
 
 // Units j .. j+J-1: their three gradients, summed over the samples.
-template <class Unit, std::size_t J, class T>
+template <class Unit, std::size_t L, std::size_t J, class T>
 void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, const T* residual, const T* p, T* g,
                    const T* kept) {
-    using V = Lanes<T>;
-    constexpr std::size_t L = kLanes;
+    using V = Lanes<T, L>;
     V w[J], b[J], v[J], sw[J], sb[J], sv[J];
     for (std::size_t i = 0; i < J; ++i) {
-        w[i] = load(p + (j + i) * L);
-        b[i] = load(p + (m + j + i) * L);
-        v[i] = load(p + (2 * m + j + i) * L);
+        w[i] = load<V>(p + (j + i) * L);
+        b[i] = load<V>(p + (m + j + i) * L);
+        v[i] = load<V>(p + (2 * m + j + i) * L);
         sw[i] = sb[i] = sv[i] = V{};
     }
     for (std::size_t t = 0; t < n; ++t) {
         const T xt = x[t];
-        const V r = load(residual + t * L);
+        const V r = load<V>(residual + t * L);
         for (std::size_t i = 0; i < J; ++i) {
-            V h, aux;
+            V h, dz;
             if constexpr (Unit::kKeeps) {
-                h = load(kept + (((j + i) * n + t) * 2) * L);
-                aux = load(kept + (((j + i) * n + t) * 2 + 1) * L);
+                h = load<V>(kept + (((j + i) * n + t) * 2) * L);
+                dz = Unit::backward(load<V>(kept + (((j + i) * n + t) * 2 + 1) * L), r * v[i]);
             } else {
-                Unit::forward(w[i] * xt + b[i], h, aux);
+                Unit::both(w[i] * xt + b[i], r * v[i], h, dz);
             }
             sv[i] = sv[i] + r * h;
-            const V dz = Unit::backward(aux, r * v[i]);
             sw[i] = sw[i] + dz * xt;
             sb[i] = sb[i] + dz;
         }
@@ -154,31 +150,44 @@ void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, cons
     }
 }
 
-template <class Unit, class T>
-void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const T* p, T* g, T* residual,
-                T* kept, double* sq) {
-    using V = Lanes<T>;
-    using D = Lanes<double>;
-    constexpr std::size_t L = kLanes;
-    const V c = load(p + 3 * m * L);
-    for (std::size_t t = 0; t < n; ++t) {
-        const T xt = x[t];
-        V y = c;
-        for (std::size_t j = 0; j < m; ++j) {
-            const V z = load(p + j * L) * xt + load(p + (m + j) * L);
+// Samples t .. t+S-1 of the forward pass: each sample's y is its own sum
+// over the units in increasing j, as for one sample alone; S of them side
+// by side keep the vector adder busy while each sum waits on its last add.
+template <class Unit, std::size_t L, std::size_t S, class T>
+void forward_samples(std::size_t m, std::size_t n, std::size_t t, const T* x, const T* target, const T* p, T* residual,
+                     T* kept) {
+    using V = Lanes<T, L>;
+    V y[S];
+    for (std::size_t s = 0; s < S; ++s) y[s] = load<V>(p + 3 * m * L);
+    for (std::size_t j = 0; j < m; ++j) {
+        const V w = load<V>(p + j * L), b = load<V>(p + (m + j) * L), v = load<V>(p + (2 * m + j) * L);
+#pragma GCC unroll 8  // S chains in flight: a smooth unit's formula is one long dependency chain
+        for (std::size_t s = 0; s < S; ++s) {
+            const V z = w * x[t + s] + b;
             V h;
             if constexpr (Unit::kKeeps) {
                 V aux;
                 Unit::forward(z, h, aux);
-                store(kept + ((j * n + t) * 2) * L, h);
-                store(kept + ((j * n + t) * 2 + 1) * L, aux);
+                store(kept + ((j * n + t + s) * 2) * L, h);
+                store(kept + ((j * n + t + s) * 2 + 1) * L, aux);
             } else {
                 h = Unit::value(z);
             }
-            y = y + load(p + (2 * m + j) * L) * h;
+            y[s] = y[s] + v * h;
         }
-        store(residual + t * L, y - target[t]);
     }
+    for (std::size_t s = 0; s < S; ++s) store(residual + (t + s) * L, y[s] - target[t + s]);
+}
+
+template <class Unit, std::size_t L, class T>
+void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const T* p, T* g, T* residual,
+                T* kept, double* sq) {
+    using V = Lanes<T, L>;
+    using D = Lanes<double, L>;
+    constexpr std::size_t S = Unit::kKeeps ? 8 : 4;  // measured best of 1, 4, 8 each
+    std::size_t t = 0;
+    for (; t + S <= n; t += S) forward_samples<Unit, L, S>(m, n, t, x, target, p, residual, kept);
+    for (; t < n; ++t) forward_samples<Unit, L, 1>(m, n, t, x, target, p, residual, kept);
     // The residuals' squares (in double) and gradients in a loop of their
     // own: inside the one above, the double sums took the registers the
     // units need.
@@ -186,7 +195,7 @@ void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const
     V sum_c{};
     const T scale = T(2) / static_cast<T>(n);
     for (std::size_t t = 0; t < n; ++t) {
-        const V r = load(residual + t * L);
+        const V r = load<V>(residual + t * L);
         const D rd = __builtin_convertvector(r, D);
         squared += rd * rd;
         const V gr = scale * r;
@@ -195,26 +204,27 @@ void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const
     }
     store(g + 3 * m * L, sum_c);
     std::size_t j = 0;
-    for (; j + kTile <= m; j += kTile) backward_tile<Unit, kTile>(n, m, j, x, residual, p, g, kept);
-    for (; j < m; ++j) backward_tile<Unit, 1>(n, m, j, x, residual, p, g, kept);
+    for (; j + kTile <= m; j += kTile) backward_tile<Unit, L, kTile>(n, m, j, x, residual, p, g, kept);
+    for (; j < m; ++j) backward_tile<Unit, L, 1>(n, m, j, x, residual, p, g, kept);
     for (std::size_t l = 0; l < L; ++l) sq[l] = squared[l];
 }
 
-template <class Unit, class T>
+template <class Unit, std::size_t L, class T>
 void all_blocks(const NarrowPass<T>& pass) {
-    const std::size_t block = (3 * pass.width + 1) * kLanes;
+    const std::size_t block = (3 * pass.width + 1) * L;
     for (std::size_t k = 0; k < pass.blocks; ++k)
-        block_pass<Unit>(pass.width, pass.samples, pass.x, pass.target, pass.params + k * block, pass.grads + k * block,
-                         pass.residual_buf, pass.kept_buf, pass.squared_error + k * kLanes);
+        block_pass<Unit, L>(pass.width, pass.samples, pass.x, pass.target, pass.params + k * block, pass.grads + k * block,
+                            pass.residual_buf, pass.kept_buf, pass.squared_error + k * L);
 }
 
-template <class T>
+// A build's pass, with L lanes to a block (pass.lanes must be L).
+template <std::size_t L, class T>
 void run_pass(const NarrowPass<T>& pass) {
     switch (pass.activation) {
-        case nn::Activation::relu: return all_blocks<Relu>(pass);
-        case nn::Activation::identity: return all_blocks<Identity>(pass);
+        case nn::Activation::relu: return all_blocks<Relu, L>(pass);
+        case nn::Activation::identity: return all_blocks<Identity, L>(pass);
         default:
-            nn::loops::with_formula(pass.activation, [&](auto f) { all_blocks<Smooth<decltype(f)>>(pass); });
+            nn::loops::with_formula(pass.activation, [&](auto f) { all_blocks<Smooth<decltype(f)>, L>(pass); });
             return;
     }
 }

@@ -85,10 +85,10 @@ TEST_CASE_TEMPLATE("fit_narrow: a net trained in a batch has the bits it has alo
             const Activation act = parse_activation(name);
             OptimizerSpec opt{kind, 1e-2};
             opt.weight_decay = kind == OptimizerKind::adamw ? 0.01 : 0.0;
-            auto batch = nets<T>(11, 3, act);  // one full block and a partial one
+            auto batch = nets<T>(19, 3, act);  // a full block and a partial one of every lane count
             const auto records = train_all(batch, opt, s, 40);
             for (std::size_t i = 0; i < batch.size(); ++i) {
-                auto alone = nets<T>(11, 3, act);
+                auto alone = nets<T>(19, 3, act);
                 std::vector<MLP<T>> one;
                 one.push_back(std::move(alone[i]));
                 const auto record = train_all(one, opt, s, 40).front();
