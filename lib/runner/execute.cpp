@@ -19,8 +19,23 @@ namespace ffn::runner {
 
 namespace {
 
-report::Column column_for(const std::string& key, const Json& value) {
-    return {.name = key, .type = report::column_type_of(value), .precision = 6};
+// A swept key's column: real when any run's value is, so that a sweep
+// written [0, 0.7] is one real column rather than an integer one that
+// cannot take 0.7.
+bool any_real(const Plan& plan, const std::string& key) {
+    for (const auto& run : plan.runs)
+        for (const auto& [k, v] : run.swept)
+            if (k == key && v.is_number_float()) return true;
+    return false;
+}
+
+report::Column column_for(const Plan& plan, const std::string& key, const Json& value) {
+    return {.name = key, .type = any_real(plan, key) ? report::ColumnType::real : report::column_type_of(value), .precision = 6};
+}
+
+report::Cell swept_cell(const Plan& plan, const std::string& key, const Json& value) {
+    if (value.is_number_integer() && any_real(plan, key)) return value.get<double>();
+    return report::cell_of(value);
 }
 
 std::string utc_now() {
@@ -47,7 +62,7 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
                 joined = &out.back();
                 // Swept values lead, unless the run's table already shows them.
                 for (const auto& [key, value] : run.swept)
-                    if (!t.find_column(key)) joined->add_column(column_for(key, value));
+                    if (!t.find_column(key)) joined->add_column(column_for(plan, key, value));
                 for (const auto& c : t.columns()) joined->add_column(c);
                 // A row per run is named by the run's swept values (report::diff
                 // falls back to positions where they repeat).
@@ -57,7 +72,7 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
             for (const auto& row : t.rows()) {
                 std::vector<report::Cell> cells;
                 for (const auto& [key, value] : run.swept)
-                    if (!t.find_column(key)) cells.push_back(report::cell_of(value));
+                    if (!t.find_column(key)) cells.push_back(swept_cell(plan, key, value));
                 cells.insert(cells.end(), row.begin(), row.end());
                 joined->add_row(std::move(cells));
             }
@@ -85,7 +100,7 @@ void add_swept_columns(const Plan& plan, report::Table& table) {
     if (plan.runs.empty()) return;
     for (const auto& [key, value] : plan.runs.front().swept)
         if (key != "seed") {
-            table.add_column(column_for(key, value));
+            table.add_column(column_for(plan, key, value));
             table.add_key(key);
         }
 }
@@ -93,7 +108,7 @@ void add_swept_columns(const Plan& plan, report::Table& table) {
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     std::vector<report::Cell> cells;
     for (const auto& [key, value] : plan.runs.at(run).swept)
-        if (key != "seed") cells.push_back(report::cell_of(value));
+        if (key != "seed") cells.push_back(swept_cell(plan, key, value));
     return cells;
 }
 
@@ -141,7 +156,7 @@ report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<re
     std::vector<std::string> shown;
     for (const auto& k : spec.keys)
         if (!t.find_column(k)) {
-            t.add_column(column_for(k, plan.runs.front().raw(k)));
+            t.add_column(column_for(plan, k, plan.runs.front().raw(k)));
             shown.push_back(k);
         }
     t.add_column("seeds", report::ColumnType::integer);
