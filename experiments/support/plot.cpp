@@ -39,7 +39,7 @@ void render(const std::string& body, const std::string& output) {
     const std::string script = "set terminal svg size 960,600 dynamic background rgb 'white' noenhanced font 'sans,14'\n"
                                "set output " + quoted(svg) + "\n" + body + "unset output\n" +
                                "set terminal pngcairo size 1600,1000 background rgb 'white' noenhanced font 'sans,22'\n"
-                               "set output " + quoted(png) + "\nreplot\nunset output\n";
+                               "set output " + quoted(png) + "\n" + body + "unset output\n";  // not replot: it redraws a multiplot's last panel only
     FILE* pipe = ::popen("gnuplot", "w");
     if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
     std::fwrite(script.data(), 1, script.size(), pipe);
