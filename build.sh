@@ -34,11 +34,13 @@ install_missing() {
 # threads), byte for byte alike from every kernel family, one thread or
 # two, and glibc's non-FMA libm: the per-seed tables too, which check does
 # not compare. The third case trains GELU nets (smooth activations run
-# through their own vectorised loops); the fourth, every GLU variant.
+# through their own vectorised loops); the fourth, every GLU variant; the
+# fifth, toy models of superposition.
 same_files_everywhere() {
     for case in "configs/width_quick.json" "configs/firing.json" \
                 "configs/width_quick.json --set activation=gelu --set seeds=[0,1,2]" \
-                "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256"; do
+                "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
+                "configs/tms_pentagon.json --set steps=300"; do
         out=build/same_files
         rm -rf "$out"
         # shellcheck disable=SC2086 # the case's words are its arguments
@@ -54,17 +56,21 @@ same_files_everywhere() {
     done
 }
 
-# The configs every family's check runs: all but the two long trainers.
-# activations.json's 1600 nets take about 73 s with AVX2 (smooth units are
-# double-precision formulas); glu_variants.json's 180 models take about
-# 48 s with AVX2 and would take about 18 minutes on the scalar ref gemm.
-# Their arithmetic is covered across families all the same: width.json
-# trains ReLU nets through the same narrow kernel, tests/nn/test_activation.cpp
-# compares the smooth activations bit for bit, and same_files_everywhere
-# runs a GELU width sweep and a short glu_variants sweep on every family.
+# The configs every family's check runs: all but the long trainers.
+# activations.json's 1600 nets take about 18 s with AVX2; glu_variants.json's
+# 180 models take about 48 s with AVX2 and would take about 18 minutes on
+# the scalar ref gemm. Their arithmetic is covered across families all the
+# same: width.json trains ReLU nets through the same narrow kernel,
+# tests/nn/test_activation.cpp compares the smooth activations bit for bit,
+# and same_files_everywhere runs a GELU width sweep and a short glu_variants
+# sweep on every family. The toy models of superposition use no kernel
+# family (plain loops, built once); tms_pentagon.json stands for the three.
 configs_for_every_family() {
     for config in configs/*.json; do
-        case "$config" in configs/activations.json|configs/glu_variants.json) ;; *) echo "$config" ;; esac
+        case "$config" in
+            configs/activations.json|configs/glu_variants.json|configs/tms_features.json|configs/tms_phase.json) ;;
+            *) echo "$config" ;;
+        esac
     done
 }
 

@@ -1,0 +1,420 @@
+// toy_superposition: the toy model of Elhage et al., "Toy Models of
+// Superposition" (2022), which seed 003 points to. n features, m < n hidden
+// dimensions, x' = ReLU(W^T W x + b), trained with Adam on sparse inputs:
+// each feature is active with probability 1 - S, at a strength U[0, 1).
+// The loss weighs feature i by its importance I_i = decay^i. Per run: which
+// features the model represents (||W_i|| > 0.5), how many dimensions each
+// takes (m / ||W||_F^2, and per feature D_i), how much the others interfere
+// with it, and for m = 2 the geometry of the columns of W (an orthogonal
+// pair when dense, a regular pentagon when sparse, for n = 5).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/math.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "experiments/support/plot.h"
+#include "experiments/support/run.h"
+#include "experiments/toy_superposition/toy_model.h"
+#include "report/text.h"
+#include "runner/experiment.h"
+#include "train/optimizer.h"
+
+namespace ffn::experiments::toy_superposition {
+
+namespace {
+
+using report::Cell;
+using report::ColumnType;
+
+// The thresholds the README states: a feature is represented when its
+// column of W is longer than 0.5 (the paper's choice: a learned feature's
+// column has length near 1), and a shape is recognised when every angle is
+// within these many degrees of the ideal one.
+constexpr double kRepresented = 0.5;
+constexpr double kOrthogonalDegrees = 5;
+constexpr double kPolygonDegrees = 10;
+
+struct Trained {
+    std::size_t n = 0, m = 0;
+    std::vector<double> W, b;  // W[k * n + i]: hidden dimension k, feature i
+    std::vector<double> importance;
+    double loss = 0;  // on held-out inputs, in double
+    double column(std::size_t i, std::size_t k) const { return W[k * n + i]; }
+};
+
+// One batch of inputs, feature-major (x[i * batch + s]): feature i of
+// sample s is active when u < p, with strength u / p, which given u < p is
+// uniform on [0, 1); one draw per value.
+template <class T>
+void draw_batch(Rng& rng, double p, std::size_t n, std::size_t batch, std::vector<T>& x) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t s = 0; s < batch; ++s) {
+            const double u = rng.uniform01();
+            x[i * batch + s] = u < p ? static_cast<T>(u / p) : T(0);
+        }
+}
+
+std::vector<double> importances(const runner::Run& run, std::size_t n) {
+    std::vector<double> I(n);
+    double v = 1;
+    for (std::size_t i = 0; i < n; ++i, v *= run.number("importance_decay")) I[i] = v;
+    return I;
+}
+
+// Training: a fresh batch every step, the gradient of toy_model.h's loss,
+// the library's Adam.
+template <class T>
+Trained train(const runner::Run& run) {
+    const auto n = static_cast<std::size_t>(run.integer("features")), m = static_cast<std::size_t>(run.integer("hidden"));
+    const auto batch = static_cast<std::size_t>(run.integer("batch_size"));
+    const double p = 1 - run.number("sparsity");
+    const std::vector<double> I = importances(run, n);
+    std::vector<T> W(m * n), b(n, T(0)), gW(m * n), gb(n);
+    // Xavier normal over the m x n matrix, as the paper's code initialises W.
+    Rng init = Rng::stream(run.seed, fnv1a64("toy_superposition W"), "init");
+    const double sd = std::sqrt(2.0 / static_cast<double>(n + m));
+    for (T& w : W) w = static_cast<T>(sd * init.normal());
+    train::Optimizer<T> opt({{"W", {m, n}, W.data(), gW.data()}, {"b", {n}, b.data(), gb.data()}},
+                            {train::OptimizerKind::adam, run.number("lr")});
+    std::vector<T> x(n * batch);
+    Workspace<T> work;
+    Rng data = Rng::stream(run.seed, fnv1a64("toy_superposition batches"), "data");
+    for (long step = 0; step < run.integer("steps"); ++step) {
+        draw_batch(data, p, n, batch, x);
+        gradient<T>({n, m, batch}, W.data(), b.data(), x.data(), I.data(), gW.data(), gb.data(), work);
+        opt.step();
+    }
+    Trained out;
+    out.n = n;
+    out.m = m;
+    out.W.assign(W.begin(), W.end());
+    out.b.assign(b.begin(), b.end());
+    out.importance = I;
+    // Held-out loss in double from the trained weights.
+    Rng held = Rng::stream(run.seed, fnv1a64("toy_superposition held-out"), "data");
+    const auto eval = static_cast<std::size_t>(run.integer("eval_samples"));
+    std::vector<double> xe(n * eval);
+    draw_batch(held, p, n, eval, xe);
+    out.loss = loss({n, m, eval}, out.W.data(), out.b.data(), xe.data(), I.data());
+    return out;
+}
+
+double norm(const Trained& t, std::size_t i) {
+    double s = 0;
+    for (std::size_t k = 0; k < t.m; ++k) s += t.column(i, k) * t.column(i, k);
+    return std::sqrt(s);
+}
+
+double dot(const Trained& t, std::size_t i, std::size_t j) {
+    double s = 0;
+    for (std::size_t k = 0; k < t.m; ++k) s += t.column(i, k) * t.column(j, k);
+    return s;
+}
+
+// The paper's per-feature dimensionality D_i = ||W_i||^2 / sum_j (W_i_hat .
+// W_j)^2 (the j = i term included), and what the others put on feature i's
+// direction, sum_{j != i} (W_i_hat . W_j)^2.
+double dimensionality(const Trained& t, std::size_t i) {
+    const double ni = norm(t, i);
+    if (ni == 0) return 0;
+    double s = 0;
+    for (std::size_t j = 0; j < t.n; ++j) s += (dot(t, i, j) / ni) * (dot(t, i, j) / ni);
+    return ni * ni / s;
+}
+
+double interference(const Trained& t, std::size_t i) {
+    const double ni = norm(t, i);
+    if (ni == 0) return 0;
+    double s = 0;
+    for (std::size_t j = 0; j < t.n; ++j)
+        if (j != i) s += (dot(t, i, j) / ni) * (dot(t, i, j) / ni);
+    return s;
+}
+
+double angle_degrees(const Trained& t, std::size_t i) {
+    const double a = math::atan2(t.column(i, 1), t.column(i, 0)) * 180 / std::numbers::pi;  // the same bits on every CPU
+    return a < 0 ? a + 360 : a;
+}
+
+// For m = 2: the represented columns' directions as a shape. Two columns
+// at 90 degrees are an orthogonal pair; k >= 3 columns evenly spread (each
+// gap between neighbours 360/k) a regular k-gon. Returns the shape's name
+// ("" for none) and the largest deviation in degrees from its ideal angles.
+std::pair<std::string, double> shape_of(const Trained& t) {
+    std::vector<double> angles;
+    for (std::size_t i = 0; i < t.n; ++i)
+        if (norm(t, i) > kRepresented) angles.push_back(angle_degrees(t, i));
+    std::sort(angles.begin(), angles.end());
+    const std::size_t k = angles.size();
+    if (k < 2) return {"", 0.0};
+    if (k == 2) {
+        const double between = std::min(angles[1] - angles[0], 360 - (angles[1] - angles[0]));
+        const double error = std::fabs(between - 90);
+        if (error <= kOrthogonalDegrees) return {"orthogonal pair", error};
+        if (std::fabs(between - 180) <= kOrthogonalDegrees) return {"antipodal pair", std::fabs(between - 180)};
+        return {"irregular", error};
+    }
+    double error = 0;
+    for (std::size_t a = 0; a < k; ++a) {
+        const double gap = a + 1 < k ? angles[a + 1] - angles[a] : angles[0] + 360 - angles[k - 1];
+        error = std::max(error, std::fabs(gap - 360.0 / static_cast<double>(k)));
+    }
+    return {error <= kPolygonDegrees ? "regular " + std::to_string(k) + "-gon" : "irregular", error};
+}
+
+// For two features in one dimension, the paper's phase diagram: neither
+// represented, one of them with the dimension to itself, or both as an
+// antipodal pair (W_0 and W_1 of opposite signs).
+std::string phase_of(const Trained& t) {
+    const bool a = norm(t, 0) > kRepresented, b = norm(t, 1) > kRepresented;
+    if (a && b) return t.column(0, 0) * t.column(1, 0) < 0 ? "antipodal" : "both, same side";
+    if (a) return "feature 0 dedicated";
+    if (b) return "feature 1 dedicated";
+    return "none";
+}
+
+std::vector<report::Table> run_toy(const runner::Run& run) {
+    const Trained t = with_dtype(run, [&]<class T>() { return train<T>(run); });
+    report::Table summary("summary");
+    summary.add_column("loss", ColumnType::real)
+        .add_column("represented", ColumnType::integer)
+        .add_column("dims_per_feature", ColumnType::real)
+        .add_column("shape", ColumnType::text)
+        .add_column("shape_error_deg", ColumnType::real, 3)
+        .add_column("phase", ColumnType::text);
+    double frobenius = 0;
+    std::int64_t represented = 0;
+    for (std::size_t i = 0; i < t.n; ++i) {
+        frobenius += norm(t, i) * norm(t, i);
+        represented += norm(t, i) > kRepresented ? 1 : 0;
+    }
+    Cell shape{}, shape_error{}, phase{};
+    if (t.m == 2) {
+        const auto [name, error] = shape_of(t);
+        if (!name.empty()) {
+            shape = name;
+            shape_error = error;
+        }
+    }
+    if (t.n == 2 && t.m == 1) phase = phase_of(t);
+    summary.add_row({t.loss, represented, static_cast<double>(t.m) / frobenius, shape, shape_error, phase});
+
+    report::Table features("features");
+    features.add_column("feature", ColumnType::integer).add_key("feature");
+    features.add_column("importance", ColumnType::real)
+        .add_column("norm", ColumnType::real)
+        .add_column("represented", ColumnType::boolean)
+        .add_column("dimensionality", ColumnType::real)
+        .add_column("interference", ColumnType::real)
+        .add_column("angle_deg", ColumnType::real, 4)
+        .add_column("bias", ColumnType::real);
+    for (std::size_t k = 0; k < t.m; ++k) features.add_column("w_" + std::to_string(k), ColumnType::real);
+    for (std::size_t i = 0; i < t.n; ++i) {
+        std::vector<Cell> row = {static_cast<std::int64_t>(i), t.importance[i], norm(t, i), norm(t, i) > kRepresented,
+                                 dimensionality(t, i), interference(t, i),
+                                 t.m == 2 ? Cell{angle_degrees(t, i)} : Cell{}, t.b[i]};
+        for (std::size_t k = 0; k < t.m; ++k) row.push_back(t.column(i, k));
+        features.add_row(std::move(row));
+    }
+    return {summary, features};
+}
+
+// Tables: runs (one summary row per run), features (every run's features,
+// named by the swept values, seed and feature), and points: per point of
+// the grid, the seeds' median of what is represented and the most common
+// shape or phase with how many seeds agree.
+std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
+    report::Table runs = runner::per_run_rows(plan, per_run);
+
+    report::Table features("features");
+    features.set_long_form();
+    runner::add_swept_columns(plan, features);
+    features.add_column("seed", ColumnType::integer).add_key("seed");
+    for (const auto& c : per_run.front()[1].columns()) features.add_column(c);
+    features.add_key("feature");
+    for (std::size_t r = 0; r < per_run.size(); ++r)
+        for (const auto& row : per_run[r][1].rows()) {
+            auto cells = runner::swept_cells(plan, r);
+            cells.push_back(static_cast<std::int64_t>(plan.runs[r].seed));
+            cells.insert(cells.end(), row.begin(), row.end());
+            features.add_row(std::move(cells));
+        }
+
+    report::Table points("points");
+    runner::add_swept_columns(plan, points);
+    points.add_column("seeds", ColumnType::integer)
+        .add_column("represented_median", ColumnType::real)
+        .add_column("dims_per_feature_median", ColumnType::real)
+        .add_column("outcome", ColumnType::text)
+        .add_column("outcome_seeds", ColumnType::integer);
+    for (const auto& group : runner::seed_groups(plan)) {
+        std::vector<double> represented, dims;
+        std::map<std::string, std::int64_t> outcomes;
+        std::vector<std::string> order;  // first seen first: ties go to the lower seed
+        for (const std::size_t i : group) {
+            const report::Table& s = per_run[i][0];
+            represented.push_back(static_cast<double>(std::get<std::int64_t>(s.at(0, "represented"))));
+            dims.push_back(std::get<double>(s.at(0, "dims_per_feature")));
+            const Cell& phase = s.at(0, "phase");
+            const Cell& shape = s.at(0, "shape");
+            const std::string outcome = std::holds_alternative<std::string>(phase) ? std::get<std::string>(phase)
+                                        : std::holds_alternative<std::string>(shape) ? std::get<std::string>(shape)
+                                                                                     : std::to_string(static_cast<int>(represented.back())) + " represented";
+            if (outcomes[outcome]++ == 0) order.push_back(outcome);
+        }
+        std::string best = order.front();
+        for (const auto& o : order)
+            if (outcomes[o] > outcomes[best]) best = o;
+        auto cells = runner::swept_cells(plan, group.front());
+        cells.push_back(static_cast<std::int64_t>(group.size()));
+        cells.push_back(median(represented));
+        cells.push_back(median(dims));
+        cells.push_back(best);
+        cells.push_back(outcomes[best]);
+        points.add_row(std::move(cells));
+    }
+    return {points, runs, features};
+}
+
+// --plot: for m = 2, the columns of W of one seed per sparsity, one panel
+// each (columns.svg); for two features in one dimension, the phase diagram
+// (phase_diagram.svg); always, each feature's dimensionality D_i against
+// 1 / (1 - S), all seeds (dimensionality.svg).
+void plot_toy(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir,
+              const runner::PlotChoice& choice) {
+    namespace fs = std::filesystem;
+    fs::create_directories(dir);
+    const report::Table& features = plot::find_table(tables, "features", "toy_superposition");
+    const report::Table& points = plot::find_table(tables, "points", "toy_superposition");
+    const auto n = plan.runs.front().integer("features"), m = plan.runs.front().integer("hidden");
+    const std::vector<double> seed = plot::numbers(features, "seed"), dims = plot::numbers(features, "dimensionality");
+    const bool swept_sparsity = features.find_column("sparsity").has_value();
+    const std::vector<double> sparsity = swept_sparsity ? plot::numbers(features, "sparsity")
+                                                         : std::vector<double>(seed.size(), plan.runs.front().number("sparsity"));
+    const double drawn_seed = static_cast<double>(choice.seed ? *choice.seed : plan.seeds.front());
+    if (choice.seed && std::find(plan.seeds.begin(), plan.seeds.end(), *choice.seed) == plan.seeds.end())
+        throw Error(fmt::format("--plot-seed {}: the sweep ran seeds {}", *choice.seed, fmt::join(plan.seeds, ", ")));
+
+    if (m == 2) {
+        std::vector<double> values;  // the sparsities in grid order
+        for (std::size_t r = 0; r < seed.size(); ++r)
+            if (seed[r] == drawn_seed && std::find(values.begin(), values.end(), sparsity[r]) == values.end()) values.push_back(sparsity[r]);
+        const std::vector<double> w0 = plot::numbers(features, "w_0"), w1 = plot::numbers(features, "w_1");
+        const std::vector<double> feature = plot::numbers(features, "feature");
+        const std::size_t across = std::min<std::size_t>(3, values.size()), down = (values.size() + across - 1) / across;
+        std::string body = "set multiplot layout " + std::to_string(down) + "," + std::to_string(across) + " title '" +
+                           plot::plain_title(fmt::format("columns W_i of W, n = {} features in m = 2 dimensions, seed {}", n,
+                                                         static_cast<std::uint64_t>(drawn_seed))) + "'\n" +
+                           "set size ratio -1\nset xrange [-1.4:1.4]\nset yrange [-1.4:1.4]\nunset key\nunset xtics\nunset ytics\n"
+                           "set object 1 circle at 0,0 size 1 fs empty border rgb '#BBBBBB'\n";
+        for (const double v : values) {
+            std::vector<std::vector<double>> cols(5);
+            for (std::size_t r = 0; r < seed.size(); ++r)
+                if (seed[r] == drawn_seed && sparsity[r] == v) {
+                    cols[0].push_back(0);
+                    cols[1].push_back(0);
+                    cols[2].push_back(w0[r]);
+                    cols[3].push_back(w1[r]);
+                    cols[4].push_back(feature[r] + 1);
+                }
+            body += "set title 'S = " + report::number_text(v) + "'\n" +
+                    plot::data_block("w", cols) + "plot $w using 1:2:3:4:5 with vectors head filled lw 3 lc variable\n";
+        }
+        body += "unset multiplot\n";
+        plot::render(plot::header("", "", "") + body, (fs::path(dir) / "columns.svg").string());
+    }
+
+    if (n == 2 && m == 1 && points.find_column("importance_decay") && points.find_column("sparsity")) {
+        const std::vector<std::string> classes = {"feature 0 dedicated", "feature 1 dedicated", "antipodal", "both, same side", "none"};
+        const std::vector<double> r = plot::numbers(points, "importance_decay"), sp = plot::numbers(points, "sparsity");
+        std::vector<std::vector<double>> by_class(classes.size() * 2);
+        for (std::size_t i = 0; i < points.row_count(); ++i) {
+            const auto& o = std::get<std::string>(points.at(i, "outcome"));
+            const auto k = static_cast<std::size_t>(std::find(classes.begin(), classes.end(), o) - classes.begin());
+            if (k == classes.size()) continue;
+            by_class[2 * k].push_back(r[i]);
+            by_class[2 * k + 1].push_back(1 - sp[i]);
+        }
+        std::string body = "set logscale xy\nset offsets graph 0.04, graph 0.04, graph 0.04, graph 0.04\n";
+        std::string plots = "plot ";
+        for (std::size_t k = 0; k < classes.size(); ++k) {
+            if (by_class[2 * k].empty()) continue;
+            body += plot::data_block("c" + std::to_string(k), {by_class[2 * k], by_class[2 * k + 1]});
+            plots += (plots == "plot " ? "" : ", ") + fmt::format("$c{} using 1:2 with points pt 5 ps 3 lc {} title '{}'", k, k + 1, classes[k]);
+        }
+        plot::render(plot::header("two features in one dimension: what the most seeds learn",
+                                  "relative importance of feature 1 (importance_decay)", "feature density 1 - S") +
+                         body + plots + "\n",
+                     (fs::path(dir) / "phase_diagram.svg").string());
+    }
+
+    std::vector<double> x;
+    for (const double v : sparsity) x.push_back(1 / (1 - v));
+    plot::render(plot::header("per-feature dimensionality D_i, every feature and seed", "1 / (1 - S)", "D_i") +
+                     "set logscale x\nset yrange [0:1.1]\n" + plot::data_block("d", {x, dims}) +
+                     "plot $d using 1:2 with points pt 7 ps 0.8 lc 1 title 'D_i'\n",
+                 (fs::path(dir) / "dimensionality.svg").string());
+}
+
+}  // namespace
+
+runner::ExperimentKind make() {
+    using runner::Json;
+    using runner::KeyType;
+    runner::Schema schema;
+    schema.add({.path = "features", .type = KeyType::integer, .default_value = 5, .min = 2.0, .max = 1000.0,
+                .help = "n, the number of input features"});
+    schema.add({.path = "hidden", .type = KeyType::integer, .default_value = 2, .min = 1.0, .max = 1000.0,
+                .help = "m, the hidden dimensions the features are squeezed into"});
+    schema.add({.path = "sparsity", .type = KeyType::number, .default_value = 0.0, .min = 0.0, .max = 0.9999,
+                .help = "S: each feature is zero with probability S, else U[0, 1)"});
+    schema.add({.path = "importance_decay", .type = KeyType::number, .default_value = 0.9, .min = 1e-6, .max = 1e6,
+                .help = "feature i's weight in the loss is importance_decay^i"});
+    schema.add({.path = "steps", .type = KeyType::integer, .default_value = 10000, .min = 0.0, .max = 1e7, .help = "Adam steps"});
+    schema.add({.path = "batch_size", .type = KeyType::integer, .default_value = 1024, .min = 1.0, .max = 1e6,
+                .help = "fresh inputs per step"});
+    schema.add({.path = "lr", .type = KeyType::number, .default_value = 1e-3, .min = 0.0, .help = "Adam's learning rate"});
+    schema.add({.path = "eval_samples", .type = KeyType::integer, .default_value = 10000, .min = 1.0, .max = 1e7,
+                .help = "held-out inputs for the reported loss"});
+    schema.add({.path = "dtype", .type = KeyType::string, .default_value = "float32", .choices = {"float32", "float64"},
+                .help = "scalar type of training"});
+    return {.name = "toy_superposition",
+            .description = "Elhage et al.'s toy model ReLU(W^T W x + b): which features sparse inputs let m dimensions hold",
+            .schema = std::move(schema),
+            .validate =
+                [](const runner::Plan& plan) {
+                    for (const auto& run : plan.runs)
+                        if (run.integer("hidden") >= run.integer("features"))
+                            throw Error("key 'hidden': " + std::to_string(run.integer("hidden")) +
+                                        " is not below 'features' (" + std::to_string(run.integer("features")) +
+                                        "): nothing to squeeze");
+                    for (const char* key : {"features", "hidden"})
+                        for (const auto& run : plan.runs)
+                            if (run.raw(key) != plan.runs.front().raw(key))
+                                throw Error(std::string("key '") + key + "': one value per config (the features table has a column per hidden dimension)");
+                    // Per run: the batch's inputs, hidden values and gradients, and the held-out inputs.
+                    refuse_runs_beyond_memory(plan, {"features", "batch_size"}, [](const runner::Run& r) {
+                        const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
+                        return (2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) * 8 +
+                               n * static_cast<double>(r.integer("eval_samples")) * 8;
+                    });
+                },
+            .run = run_toy,
+            .aggregate = aggregate_toy,
+            .plot = plot_toy,
+            .plot_takes_choice = true};
+}
+
+}  // namespace ffn::experiments::toy_superposition

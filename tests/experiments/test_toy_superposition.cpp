@@ -1,0 +1,139 @@
+// toy_superposition: the qualitative result of Elhage et al.'s n = 5, m = 2
+// toy model, with the thresholds its README states, computed here from the
+// trained columns of W (the features table's w_0, w_1), not read from the
+// kind's own shape column; and the gradient the kind writes by hand,
+// against finite differences of its loss.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "core/rng.h"
+#include "experiments/toy_superposition/toy_model.h"
+#include "run_config.h"
+
+using namespace ffn;
+
+namespace {
+
+struct Column {
+    double sparsity, norm, angle;
+};
+
+std::vector<Column> columns_of(const report::Table& features, double seed) {
+    std::vector<Column> out;
+    for (std::size_t r = 0; r < features.row_count(); ++r) {
+        if (std::get<std::int64_t>(features.at(r, "seed")) != static_cast<std::int64_t>(seed)) continue;
+        const double w0 = std::get<double>(features.at(r, "w_0")), w1 = std::get<double>(features.at(r, "w_1"));
+        out.push_back({std::get<double>(features.at(r, "sparsity")), std::hypot(w0, w1),
+                       std::atan2(w1, w0) * 180 / std::numbers::pi});
+    }
+    return out;
+}
+
+// The angle between two directions in degrees, in [0, 180].
+double between(double a, double b) {
+    const double d = std::fmod(std::fabs(a - b), 360.0);
+    return std::min(d, 360 - d);
+}
+
+}  // namespace
+
+TEST_CASE("toy_superposition (config a): dense inputs keep 2 orthogonal features, sparse ones all 5 as a pentagon") {
+    const auto result = test::run_config("tms_pentagon.json");
+    const auto& features = test::table(result, "features");
+    for (const double seed : {0.0, 1.0, 2.0, 3.0}) {
+        CAPTURE(seed);
+        const auto all = columns_of(features, seed);
+        for (const double S : {0.0, 0.99, 0.997}) {
+            CAPTURE(S);
+            std::vector<Column> kept;
+            for (const auto& c : all)
+                if (c.sparsity == S && c.norm > 0.5) kept.push_back(c);
+            if (S == 0.0) {
+                // README: exactly 2 features with ||W_i|| > 0.5, at 90 +- 5 degrees.
+                REQUIRE(kept.size() == 2);
+                CHECK(std::fabs(between(kept[0].angle, kept[1].angle) - 90) <= 5);
+            } else {
+                // README: all 5, every pairwise angle within 10 degrees of a multiple of 72.
+                REQUIRE(kept.size() == 5);
+                for (std::size_t i = 0; i < kept.size(); ++i)
+                    for (std::size_t j = i + 1; j < kept.size(); ++j) {
+                        const double a = between(kept[i].angle, kept[j].angle);
+                        const double off = std::fabs(a - 72 * std::round(a / 72));
+                        CHECK(off <= 10);
+                        CHECK(a > 36);  // no two features share a direction
+                    }
+            }
+        }
+    }
+}
+
+TEST_CASE("toy_superposition (config c): dense inputs give the dimension to the more important feature, sparse ones make an antipodal pair") {
+    // Points of the phase diagram where all three seeds of the full config
+    // agree, seed 0 alone (dense inputs settle within 3000 steps; sparse
+    // ones see few active features a step and take the config's 10000).
+    const auto dense_low = test::run_config("tms_phase.json", {"seeds=[0]", "steps=3000", "sweep.sparsity=[0]", "sweep.importance_decay=[0.2, 5]"});
+    const auto& p = test::table(dense_low, "points");
+    REQUIRE(p.row_count() == 2);
+    CHECK(std::get<std::string>(p.at(0, "outcome")) == "feature 0 dedicated");
+    CHECK(std::get<std::string>(p.at(1, "outcome")) == "feature 1 dedicated");
+    const auto sparse = test::run_config("tms_phase.json", {"seeds=[0]", "sweep.sparsity=[0.99]", "sweep.importance_decay=[5]"});
+    CHECK(std::get<std::string>(test::table(sparse, "points").at(0, "outcome")) == "antipodal");
+    // The classification agrees with the weights: opposite signs, both long.
+    const auto& f = test::table(sparse, "features");
+    const double w0 = std::get<double>(f.at(0, "w_0")), w1 = std::get<double>(f.at(1, "w_0"));
+    CHECK(w0 * w1 < 0);
+    CHECK(std::fabs(w0) > 0.5);
+    CHECK(std::fabs(w1) > 0.5);
+}
+
+TEST_CASE("toy_superposition: a run is the same whatever the other runs of the sweep") {
+    const auto alone = test::run_config("tms_pentagon.json", {"seeds=[2]", "steps=200", "sweep.sparsity=[0.9]"});
+    const auto among = test::run_config("tms_pentagon.json", {"seeds=[1,2]", "steps=200", "sweep.sparsity=[0.7,0.9]"});
+    const auto& a = test::table(alone, "features");
+    const auto& b = test::table(among, "features");
+    std::vector<double> wa, wb;
+    for (std::size_t r = 0; r < a.row_count(); ++r) wa.push_back(std::get<double>(a.at(r, "w_0")));
+    for (std::size_t r = 0; r < b.row_count(); ++r)
+        if (std::get<double>(b.at(r, "sparsity")) == 0.9 && std::get<std::int64_t>(b.at(r, "seed")) == 2)
+            wb.push_back(std::get<double>(b.at(r, "w_0")));
+    CHECK(wa == wb);  // bitwise: each run draws from streams of its own seed alone
+}
+
+TEST_CASE("toy_superposition: the hand-written gradient matches central differences of the loss") {
+    using namespace ffn::experiments::toy_superposition;
+    // float64, n = 4, m = 2, 37 samples (not a multiple of blocked_sum's 16).
+    const Shape s{4, 2, 37};
+    Rng rng(7);
+    std::vector<double> W(s.m * s.n), b(s.n), x(s.n * s.batch), gW(W.size()), gb(b.size());
+    const std::vector<double> importance = {1, 0.9, 0.81, 0.729};
+    for (double& v : W) v = rng.normal();
+    for (double& v : b) v = 0.1 * rng.normal();
+    for (double& v : x) v = rng.uniform01() < 0.5 ? rng.uniform01() : 0.0;
+    Workspace<double> work;
+    gradient<double>(s, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
+    // A step of 1e-6 keeps every pre-activation on its side of the ReLU's
+    // kink (none is within 1e-4 of 0 here), so the difference quotient
+    // errs by O(h^2) and rounding, about 1e-10 of the loss's scale; the
+    // bound is 1e-7.
+    const double h = 1e-6;
+    auto at = [&](std::vector<double>& v, std::size_t k) {
+        const double keep = v[k];
+        v[k] = keep + h;
+        const double up = loss(s, W.data(), b.data(), x.data(), importance.data());
+        v[k] = keep - h;
+        const double down = loss(s, W.data(), b.data(), x.data(), importance.data());
+        v[k] = keep;
+        return (up - down) / (2 * h);
+    };
+    double largest = 0;
+    for (std::size_t k = 0; k < W.size(); ++k) {
+        CHECK(gW[k] == doctest::Approx(at(W, k)).epsilon(1e-7).scale(1));
+        largest = std::max(largest, std::fabs(gW[k]));
+    }
+    for (std::size_t k = 0; k < b.size(); ++k) CHECK(gb[k] == doctest::Approx(at(b, k)).epsilon(1e-7).scale(1));
+    CHECK(largest > 1e-3);  // a gradient worth checking
+}
