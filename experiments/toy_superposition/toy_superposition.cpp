@@ -185,32 +185,8 @@ std::string phase_of(const Trained& t) {
     return "none";
 }
 
-std::vector<report::Table> run_toy(const runner::Run& run) {
-    const Trained t = with_dtype(run, [&]<class T>() { return train<T>(run); });
-    report::Table summary("summary");
-    summary.add_column("loss", ColumnType::real)
-        .add_column("represented", ColumnType::integer)
-        .add_column("dims_per_feature", ColumnType::real)
-        .add_column("shape", ColumnType::text)
-        .add_column("shape_error_deg", ColumnType::real, 3)
-        .add_column("phase", ColumnType::text);
-    double frobenius = 0;
-    std::int64_t represented = 0;
-    for (std::size_t i = 0; i < t.n; ++i) {
-        frobenius += norm(t, i) * norm(t, i);
-        represented += norm(t, i) > kRepresented ? 1 : 0;
-    }
-    Cell shape{}, shape_error{}, phase{};
-    if (t.m == 2) {
-        const auto [name, error] = shape_of(t);
-        if (!name.empty()) {
-            shape = name;
-            shape_error = error;
-        }
-    }
-    if (t.n == 2 && t.m == 1) phase = phase_of(t);
-    summary.add_row({t.loss, represented, static_cast<double>(t.m) / frobenius, shape, shape_error, phase});
-
+// Per feature: its column's length and direction, D_i, interference, bias.
+report::Table features_table(const Trained& t) {
     report::Table features("features");
     features.add_column("feature", ColumnType::integer).add_key("feature");
     features.add_column("importance", ColumnType::real)
@@ -228,8 +204,48 @@ std::vector<report::Table> run_toy(const runner::Run& run) {
         for (std::size_t k = 0; k < t.m; ++k) row.push_back(t.column(i, k));
         features.add_row(std::move(row));
     }
-    return {summary, features};
+    return features;
 }
+
+std::vector<report::Table> run_toy(const runner::Run& run) {
+    const Trained t = with_dtype(run, [&]<class T>() { return train<T>(run); });
+    report::Table summary("summary");
+    summary.add_column("loss", ColumnType::real)
+        .add_column("represented", ColumnType::integer)
+        .add_column("dims_per_feature", ColumnType::real)
+        .add_column("shape", ColumnType::text)
+        .add_column("shape_error_deg", ColumnType::real, 3)
+        .add_column("phase", ColumnType::text)
+        .add_column("status", ColumnType::text);
+    // A model whose loss or weights are not finite (a learning rate too
+    // large) has no geometry to read: its row says so and the points table
+    // leaves it out.
+    bool finite = std::isfinite(t.loss);
+    for (const double v : t.W) finite = finite && std::isfinite(v);
+    for (const double v : t.b) finite = finite && std::isfinite(v);
+    if (!finite) {
+        summary.add_row({t.loss, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, std::string("diverged")});
+        return {summary, features_table(t)};
+    }
+    double frobenius = 0;
+    std::int64_t represented = 0;
+    for (std::size_t i = 0; i < t.n; ++i) {
+        frobenius += norm(t, i) * norm(t, i);
+        represented += norm(t, i) > kRepresented ? 1 : 0;
+    }
+    Cell shape{}, shape_error{}, phase{};
+    if (t.m == 2) {
+        const auto [name, error] = shape_of(t);
+        if (!name.empty()) {
+            shape = name;
+            shape_error = error;
+        }
+    }
+    if (t.n == 2 && t.m == 1) phase = phase_of(t);
+    summary.add_row({t.loss, represented, static_cast<double>(t.m) / frobenius, shape, shape_error, phase, std::string("ok")});
+    return {summary, features_table(t)};
+}
+
 
 // Tables: runs (one summary row per run), features (every run's features,
 // named by the swept values, seed and feature), and points: per point of
@@ -255,6 +271,7 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
     report::Table points("points");
     runner::add_swept_columns(plan, points);
     points.add_column("seeds", ColumnType::integer)
+        .add_column("diverged", ColumnType::integer)
         .add_column("represented_median", ColumnType::real)
         .add_column("dims_per_feature_median", ColumnType::real)
         .add_column("outcome", ColumnType::text)
@@ -263,8 +280,13 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
         std::vector<double> represented, dims;
         std::map<std::string, std::int64_t> outcomes;
         std::vector<std::string> order;  // first seen first: ties go to the lower seed
+        std::int64_t diverged = 0;
         for (const std::size_t i : group) {
             const report::Table& s = per_run[i][0];
+            if (std::get<std::string>(s.at(0, "status")) != "ok") {
+                ++diverged;
+                continue;
+            }
             represented.push_back(static_cast<double>(std::get<std::int64_t>(s.at(0, "represented"))));
             dims.push_back(std::get<double>(s.at(0, "dims_per_feature")));
             const Cell& phase = s.at(0, "phase");
@@ -274,15 +296,20 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
                                                                                      : std::to_string(static_cast<int>(represented.back())) + " represented";
             if (outcomes[outcome]++ == 0) order.push_back(outcome);
         }
-        std::string best = order.front();
-        for (const auto& o : order)
-            if (outcomes[o] > outcomes[best]) best = o;
         auto cells = runner::swept_cells(plan, group.front());
         cells.push_back(static_cast<std::int64_t>(group.size()));
-        cells.push_back(median(represented));
-        cells.push_back(median(dims));
-        cells.push_back(best);
-        cells.push_back(outcomes[best]);
+        cells.push_back(diverged);
+        if (order.empty()) {  // every seed diverged: nothing to summarise
+            for (int k = 0; k < 4; ++k) cells.push_back(Cell{});
+        } else {
+            std::string best = order.front();
+            for (const auto& o : order)
+                if (outcomes[o] > outcomes[best]) best = o;
+            cells.push_back(median(represented));
+            cells.push_back(median(dims));
+            cells.push_back(best);
+            cells.push_back(outcomes[best]);
+        }
         points.add_row(std::move(cells));
     }
     return {points, runs, features};
@@ -308,9 +335,17 @@ void plot_toy(const runner::Plan& plan, const std::vector<report::Table>& tables
         throw Error(fmt::format("--plot-seed {}: the sweep ran seeds {}", *choice.seed, fmt::join(plan.seeds, ", ")));
 
     if (m == 2) {
-        std::vector<double> values;  // the sparsities in grid order
-        for (std::size_t r = 0; r < seed.size(); ++r)
-            if (seed[r] == drawn_seed && std::find(values.begin(), values.end(), sparsity[r]) == values.end()) values.push_back(sparsity[r]);
+        // One panel per point of the grid (its swept values but the seed),
+        // in grid order.
+        std::vector<std::string> label(seed.size()), values;
+        for (std::size_t r = 0; r < seed.size(); ++r) {
+            for (const auto& key : plan.swept_keys)
+                if (key != "seed")
+                    label[r] += (label[r].empty() ? "" : ", ") + (key == "sparsity" ? std::string("S") : key) + " = " +
+                                report::format_cell(features.at(r, key), 6);
+            if (label[r].empty()) label[r] = "S = " + report::number_text(sparsity[r]);
+            if (seed[r] == drawn_seed && std::find(values.begin(), values.end(), label[r]) == values.end()) values.push_back(label[r]);
+        }
         const std::vector<double> w0 = plot::numbers(features, "w_0"), w1 = plot::numbers(features, "w_1");
         const std::vector<double> feature = plot::numbers(features, "feature");
         const std::size_t across = std::min<std::size_t>(3, values.size()), down = (values.size() + across - 1) / across;
@@ -319,17 +354,17 @@ void plot_toy(const runner::Plan& plan, const std::vector<report::Table>& tables
                                                          static_cast<std::uint64_t>(drawn_seed))) + "'\n" +
                            "set size ratio -1\nset xrange [-1.4:1.4]\nset yrange [-1.4:1.4]\nunset key\nunset xtics\nunset ytics\n"
                            "set object 1 circle at 0,0 size 1 fs empty border rgb '#BBBBBB'\n";
-        for (const double v : values) {
+        for (const std::string& v : values) {
             std::vector<std::vector<double>> cols(5);
             for (std::size_t r = 0; r < seed.size(); ++r)
-                if (seed[r] == drawn_seed && sparsity[r] == v) {
+                if (seed[r] == drawn_seed && label[r] == v) {
                     cols[0].push_back(0);
                     cols[1].push_back(0);
                     cols[2].push_back(w0[r]);
                     cols[3].push_back(w1[r]);
                     cols[4].push_back(feature[r] + 1);
                 }
-            body += "set title 'S = " + report::number_text(v) + "'\n" +
+            body += "set title '" + plot::plain_title(v) + "'\n" +
                     plot::data_block("w", cols) + "plot $w using 1:2:3:4:5 with vectors head filled lw 3 lc variable\n";
         }
         body += "unset multiplot\n";
@@ -385,7 +420,7 @@ runner::ExperimentKind make() {
     schema.add({.path = "steps", .type = KeyType::integer, .default_value = 10000, .min = 0.0, .max = 1e7, .help = "Adam steps"});
     schema.add({.path = "batch_size", .type = KeyType::integer, .default_value = 1024, .min = 1.0, .max = 1e6,
                 .help = "fresh inputs per step"});
-    schema.add({.path = "lr", .type = KeyType::number, .default_value = 1e-3, .min = 0.0, .help = "Adam's learning rate"});
+    schema.add({.path = "lr", .type = KeyType::number, .default_value = 1e-3, .min = 0.0, .max = 100.0, .help = "Adam's learning rate"});
     schema.add({.path = "eval_samples", .type = KeyType::integer, .default_value = 10000, .min = 1.0, .max = 1e7,
                 .help = "held-out inputs for the reported loss"});
     schema.add({.path = "dtype", .type = KeyType::string, .default_value = "float32", .choices = {"float32", "float64"},
@@ -404,11 +439,22 @@ runner::ExperimentKind make() {
                         for (const auto& run : plan.runs)
                             if (run.raw(key) != plan.runs.front().raw(key))
                                 throw Error(std::string("key '") + key + "': one value per config (the features table has a column per hidden dimension)");
-                    // Per run: the batch's inputs, hidden values and gradients, and the held-out inputs.
-                    refuse_runs_beyond_memory(plan, {"features", "batch_size"}, [](const runner::Run& r) {
+                    // The last feature's importance must be a float32 number far
+                    // from overflow and underflow (1e30 and 1e-30), or the loss is.
+                    for (const auto& run : plan.runs) {
+                        const double digits = static_cast<double>(run.integer("features") - 1) * std::fabs(std::log10(run.number("importance_decay")));
+                        if (digits > 30)
+                            throw Error(fmt::format("keys 'importance_decay', 'features' ({}, {}): the last feature's importance, "
+                                                    "importance_decay^(features-1), is 1e{:+.0f}, beyond the 1e-30 to 1e30 training holds",
+                                                    report::number_text(run.number("importance_decay")), run.integer("features"),
+                                                    std::copysign(digits, std::log10(run.number("importance_decay")))));
+                    }
+                    // Per run: the batch's inputs, pre-activations, hidden values and
+                    // their gradients; the held-out inputs and hidden values (double).
+                    refuse_runs_beyond_memory(plan, {"features", "hidden", "batch_size", "eval_samples"}, [](const runner::Run& r) {
                         const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
                         return (2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) * 8 +
-                               n * static_cast<double>(r.integer("eval_samples")) * 8;
+                               (n + m) * static_cast<double>(r.integer("eval_samples")) * 8;
                     });
                 },
             .run = run_toy,

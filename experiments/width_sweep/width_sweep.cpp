@@ -477,11 +477,12 @@ runner::ExperimentKind make() {
                         throw Error("key 'document': the printed values need a 'protocol' block naming the settings they hold for");
                     // Forward and backward keep about six samples x width
                     // matrices per run; train::fit_narrow keeps two more per
-                    // lane of its block for smooth units (a block of one run
-                    // keeps them all).
+                    // lane of its widest block for smooth units (a block of
+                    // one run keeps them all), counted so on every CPU: the
+                    // same config is refused or run everywhere.
                     refuse_runs_beyond_memory(plan, {"samples", "model.width"}, [](const runner::Run& r) {
                         const bool smooth = !nn::is_piecewise_linear(nn::parse_activation(r.string("activation")));
-                        const double matrices = 6.0 + (smooth ? 2.0 * static_cast<double>(train::narrow_lanes()) : 0.0);
+                        const double matrices = 6.0 + (smooth ? 2.0 * train::kNarrowMaxLanes : 0.0);
                         return matrices * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
                                (r.is_float64() ? 8 : 4);
                     });

@@ -7,7 +7,7 @@
 // formula's operations in the scalar order, so the builds and every lane
 // count give the same bits. No lane reads another's numbers.
 //
-// Internal linkage on purpose, as in nn/activation_loops.h: the two builds
+// Internal linkage on purpose, as in nn/activation_loops.h: the three builds
 // of these inline functions must not be merged by the linker.
 #include <cstddef>
 #include <cstring>
@@ -25,8 +25,9 @@ namespace narrow {
 
 // L values of T as one value: GCC's vector extension (clang has it
 // too), whose operators act lane by lane with the scalar operator's IEEE
-// rounding. The AVX2 build maps it onto ymm registers, the other onto
-// pairs of xmm registers; the bits are the same. Memory holds plain T
+// rounding. The AVX-512 build maps 16 floats onto a zmm register, the
+// AVX2 build 8 onto a ymm, the baseline build 8 onto two xmm; the bits are
+// the same. Memory holds plain T
 // arrays, read and written through load and store, which assume no more
 // alignment than T's.
 template <class T, std::size_t L>
@@ -106,8 +107,9 @@ struct Smooth {
 // g_t h_j, gw_j of dz x_t and gb_j of dz, with dz = act'(z_j) applied to
 // g_t v_j.
 //
-// Two passes keep the running sums in registers: the forward pass over the
-// samples (units inner, y in a register) leaves every g_t in `residual`;
+// Two passes keep the running sums in registers: the forward pass, a few
+// samples at a time (forward_samples: their y in registers, the units
+// inner), leaves every g_t in `residual`;
 // the backward pass takes the units kTile at a time (samples inner, their
 // sums in registers) and recomputes z and act(z) for ReLU, which is
 // cheaper than storing them, or reads what the forward pass kept for a

@@ -15,9 +15,11 @@
 // ReLU unit) sees its m decay by beta1 each step through the subnormal
 // range, where x86 arithmetic takes a microcode assist of about a hundred
 // cycles per operation: 4.5% of the moments of the width sweep, 15% of its
-// time. What such an m adds to a weight, lr * m / denom, is below 1e-30 and
-// moves no weight larger than about 1e-23 (float32); the later m of a
-// gradient that comes back is the same once rounded.
+// time. What such an m adds to a weight, lr * m / denom with denom >= eps,
+// is below lr * 1e-30 and moves no weight larger than about 1e-23
+// (float32); the later m of a gradient that comes back is the same once
+// rounded. v is flushed by the same rule: a subnormal v adds at most 1e-19
+// to sqrt(v), far below eps (1e-8), the only other part of denom then.
 #include <span>
 #include <string>
 #include <string_view>

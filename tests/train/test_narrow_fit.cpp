@@ -85,7 +85,7 @@ TEST_CASE_TEMPLATE("fit_narrow: a net trained in a batch has the bits it has alo
             const Activation act = parse_activation(name);
             OptimizerSpec opt{kind, 1e-2};
             opt.weight_decay = kind == OptimizerKind::adamw ? 0.01 : 0.0;
-            auto batch = nets<T>(19, 3, act);  // a full block and a partial one of every lane count
+            auto batch = nets<T>(19, 3, act);  // a full block and a partial one of the running family's lanes
             const auto records = train_all(batch, opt, s, 40);
             for (std::size_t i = 0; i < batch.size(); ++i) {
                 auto alone = nets<T>(19, 3, act);
@@ -108,7 +108,7 @@ TEST_CASE_TEMPLATE("fit_narrow: every kernel family gives the same bits", T, flo
         std::vector<std::vector<T>> per_isa;
         for (int k = 0; k < count; ++k) {
             REQUIRE(gemm::set_isa(isas[k]));
-            auto group = nets<T>(9, 5, parse_activation(act));
+            auto group = nets<T>(19, 5, parse_activation(act));  // full and partial blocks of 8 and of 16 lanes
             train_all(group, {OptimizerKind::adam, 1e-2}, s, 30);
             std::vector<T> all;
             for (auto& n : group) {

