@@ -30,6 +30,11 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                                    "a whole (no folder: results/CONFIG/UTC-TIME/)")
                        ->expected(0, 1)
                        ->check(not_empty);
+    cmd->add_option("--cache", o.cache_dir,
+                    "Keep each finished run here and reuse the runs found here: a rerun computes only what is "
+                    "missing (default with --out: OUT/runs)")
+        ->check(not_empty);
+    cmd->add_flag("--fresh", o.fresh, "Compute every run, reusing none from the run cache (it is still written)");
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
@@ -190,15 +195,30 @@ int run_sweep(const SweepOptions& o) {
     const std::string out_dir = output_folder(o);
     if (!out_dir.empty()) {
         refuse_other_configs_output(out_dir, o.config);
-        out.emplace(out_dir, "manifest.json");
+        out.emplace(out_dir, "manifest.json", "runs");
     }
+    // Finished runs go to the cache as they finish, straight into OUT/runs
+    // (not the staged set), so that a kill before the tables are written
+    // keeps them; the staged set takes them over at commit.
+    const std::string cache = !o.cache_dir.empty() ? o.cache_dir : out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "runs").string();
+    if (!cache.empty()) make_output_folder(cache);
     for (const auto* dir : {&o.save_weights, &o.plot_dir})
         if (!dir->empty()) make_output_folder(*dir);
     runner::SweepResult result;
     {
         Progress progress(!o.quiet);
-        result = runner::execute(plan, {o.threads, [&](std::size_t done, std::size_t total) { progress.update(done, total); }, o.save_weights});
+        result = runner::execute(plan, {.threads = o.threads,
+                                        .on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
+                                        .artifacts = o.save_weights,
+                                        .cache = cache,
+                                        .fresh = o.fresh});
     }
+    if (result.manifest.value("runs_not_cached", 0) > 0)
+        std::cerr << fmt::format("{}: warning: {} finished runs could not be kept in {}; a rerun computes them again\n", o.config,
+                                 result.manifest.value("runs_not_cached", 0), cache);
+    if (!o.quiet && result.manifest.value("runs_reused", 0) > 0)
+        std::cerr << fmt::format("{}: {} of {} runs reused from {} (--fresh computes them all)\n", o.config,
+                                 result.manifest.value("runs_reused", 0), plan.runs.size(), cache);
     // Files and figures first: a display option that names no table or
     // column (known only now) must not cost the sweep's results.
     if (out) {

@@ -12,6 +12,8 @@ struct SweepOptions {
     std::vector<std::string> overrides;
     std::string out_dir;
     CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
+    std::string cache_dir;  // --cache DIR; empty: OUT/runs with --out, else none
+    bool fresh = false;     // --fresh: compute every run, reusing none
     std::string save_weights;
     std::string plot_dir;
     std::optional<std::int64_t> plot_width;  // --plot-width: the width the ramps figure breaks down

@@ -65,7 +65,7 @@ std::string read_file(const std::string& path) {
 
 namespace fs = std::filesystem;
 
-StagedFolder::StagedFolder(const std::string& path, const std::string& marker) : path_(path) {
+StagedFolder::StagedFolder(const std::string& path, const std::string& marker, const std::string& keep) : path_(path), keep_(keep) {
     if (path.empty()) throw Error("output folder: an empty path");
     std::error_code ec;
     const fs::path target = fs::path(path).lexically_normal();
@@ -73,7 +73,13 @@ StagedFolder::StagedFolder(const std::string& path, const std::string& marker) :
         throw Error(path + ": name a folder of its own for the output (not . or ..)");
     if (fs::exists(target, ec)) {
         if (!fs::is_directory(target, ec)) throw Error(path + ": exists and is not a folder");
-        if (!fs::is_empty(target, ec) && !fs::exists(target / marker, ec))
+        const auto only_keep = [&] {
+            if (keep.empty()) return false;
+            for (const auto& entry : fs::directory_iterator(target, ec))
+                if (entry.path().filename() != keep) return false;
+            return true;
+        };
+        if (!fs::is_empty(target, ec) && !fs::exists(target / marker, ec) && !only_keep())
             throw Error(path + ": holds files ffn-lab did not write (no " + marker +
                         "); its contents would be replaced, so name a new or empty folder");
     }
@@ -94,6 +100,19 @@ std::string StagedFolder::file(const std::string& name) const { return (fs::path
 
 void StagedFolder::commit() {
     std::error_code ec;
+    // The kept subfolder's files, linked (not copied) into the new set; a
+    // ".tmp-" name is what a killed write_file_atomically left.
+    if (!keep_.empty() && fs::is_directory(fs::path(path_) / keep_, ec)) {
+        const fs::path into = fs::path(staging_) / keep_;
+        fs::create_directories(into, ec);
+        for (const auto& entry : fs::directory_iterator(fs::path(path_) / keep_, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.find(".tmp-") != std::string::npos || !entry.is_regular_file(ec)) continue;
+            fs::create_hard_link(entry.path(), into / name, ec);
+            if (ec) fs::copy_file(entry.path(), into / name, fs::copy_options::overwrite_existing, ec);
+            if (ec) fail(path_, "cannot carry " + (fs::path(keep_) / name).string() + " into the new set");
+        }
+    }
     // The staging folder's entries are on disk (write_file_atomically syncs
     // each file); sync the folder too, so the exchange cannot expose names
     // without their files after a crash.

@@ -22,9 +22,15 @@ std::string read_file(const std::string& path);
 // folder this class wrote): anything else is refused, since the exchange
 // replaces the folder as a whole. A staging folder left by a killed run is
 // a hidden ".NAME.staging-*" sibling, never inside `path`.
+//
+// `keep` names a subfolder that outlives the swap: files written straight
+// into path/keep while the set is staged (sweep's run cache, one file per
+// finished run, which must survive a kill before commit) are linked into
+// the new set at commit. A folder holding only `keep` is accepted as one
+// this class wrote.
 class StagedFolder {
 public:
-    StagedFolder(const std::string& path, const std::string& marker);
+    StagedFolder(const std::string& path, const std::string& marker, const std::string& keep = "");
     ~StagedFolder();
     StagedFolder(const StagedFolder&) = delete;
     StagedFolder& operator=(const StagedFolder&) = delete;
@@ -34,7 +40,7 @@ public:
     void commit();
 
 private:
-    std::string path_, staging_;
+    std::string path_, staging_, keep_;
     bool committed_ = false;
 };
 

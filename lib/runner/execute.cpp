@@ -1,6 +1,7 @@
 #include "runner/execute.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/thread_pool.h"
+#include "runner/run_cache.h"
 #include "ffnlab/build_info.h"
 #include "gemm/gemm.h"
 #include "report/table_io.h"
@@ -203,18 +205,35 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     const std::string started = utc_now();
     ThreadPool pool(options.threads);
     std::vector<std::vector<report::Table>> per_run(plan.runs.size());
+    const RunCache cache(options.cache);
+    std::vector<bool> reused(plan.runs.size(), false);
+    if (!options.fresh && options.artifacts.empty())
+        for (std::size_t i = 0; i < plan.runs.size(); ++i)
+            if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
+                per_run[i] = std::move(*tables);
+                reused[i] = true;
+            }
+    const auto reused_count = static_cast<std::size_t>(std::count(reused.begin(), reused.end(), true));
     std::mutex progress_mutex;
-    std::size_t done = 0;
-    // The units of work: single runs, or for a kind that batches, slices of
-    // seed groups. Runs are independent, so the slicing changes no number.
+    std::size_t done = reused_count;
+    std::atomic<std::size_t> not_cached{0};
+    // The units of work among the runs to compute: single runs, or for a
+    // kind that batches, slices of seed groups. Runs are independent, so
+    // the slicing changes no number.
     std::vector<std::vector<std::size_t>> units;
     if (plan.kind->run_batch) {
-        for (const auto& group : seed_groups(plan))
-            for (std::size_t k = 0; k < group.size(); k += std::max<std::size_t>(1, plan.kind->batch_runs))
-                units.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(k),
-                                   group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), k + std::max<std::size_t>(1, plan.kind->batch_runs))));
+        const std::size_t most = std::max<std::size_t>(1, plan.kind->batch_runs);
+        for (const auto& group : seed_groups(plan)) {
+            std::vector<std::size_t> missing;
+            for (const std::size_t i : group)
+                if (!reused[i]) missing.push_back(i);
+            for (std::size_t k = 0; k < missing.size(); k += most)
+                units.emplace_back(missing.begin() + static_cast<std::ptrdiff_t>(k),
+                                   missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), k + most)));
+        }
     } else {
-        for (std::size_t i = 0; i < plan.runs.size(); ++i) units.push_back({i});
+        for (std::size_t i = 0; i < plan.runs.size(); ++i)
+            if (!reused[i]) units.push_back({i});
     }
     pool.parallel_for(units.size(), [&](std::size_t u) {
         const std::vector<std::size_t>& unit = units[u];
@@ -230,6 +249,8 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
             } else {
                 per_run[unit.front()] = plan.kind->run(runs.front());
             }
+            for (const std::size_t i : unit)
+                if (!cache.store(plan.kind->name, plan.runs[i], per_run[i])) ++not_cached;
         } catch (const Error& e) {
             const std::string which = unit.size() == 1 ? "run " + std::to_string(unit.front() + 1)
                                                        : fmt::format("runs {}-{}", unit.front() + 1, unit.back() + 1);
@@ -265,6 +286,9 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["threads"] = pool.size();
     m["seeds"] = plan.seeds;
     m["runs"] = plan.runs.size();
+    m["runs_computed"] = plan.runs.size() - reused_count;
+    m["runs_reused"] = reused_count;  // from the run cache (runner/run_cache.h)
+    m["runs_not_cached"] = not_cached.load();
     // Every run's resolved values (defaults filled in, sweep applied), so a
     // single run can be reproduced from the manifest alone.
     Json runs = Json::array();

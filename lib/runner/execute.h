@@ -18,6 +18,12 @@ struct ExecuteOptions {
     // under a lock; the app draws a progress line with it.
     std::function<void(std::size_t, std::size_t)> on_progress = {};
     std::string artifacts = {};  // given to every run (sweep --save-weights DIR)
+    // A folder of finished runs (runner/run_cache.h; sweep --out DIR keeps
+    // DIR/runs): each run is stored as it finishes and, unless `fresh`,
+    // a run found there is reused instead of computed. Runs that write
+    // artifacts are always computed, since a reused run writes no files.
+    std::string cache = {};
+    bool fresh = false;
 };
 
 struct SweepResult {

@@ -9,8 +9,10 @@ mkdir -p "$work"
 # whole_set FFN_LAB OUT WHEN checks that the
 # folder OUT holds one whole output set, of configs/params.json or of
 # configs/abs.json (the two the tests alternate), or nothing: exactly that
-# experiment's files beside its manifest, each table readable. On failure it
-# prints what OUT holds, with WHEN, and returns 1.
+# experiment's files beside its manifest, each table readable. The run
+# cache OUT/runs (one whole file per finished run) is not part of the set
+# and may be there in any state. On failure it prints what OUT holds, with
+# WHEN, and returns 1.
 whole_set() {
     ffnlab=$1
     out=$2
@@ -18,7 +20,7 @@ whole_set() {
     [ -e "$out" ] || return 0
     params="params.csv params.json params.md manifest.json"
     abs="affine_fit.csv affine_fit.json affine_fit.md grid.csv grid.json grid.md jacobian.csv jacobian.json jacobian.md manifest.json worked_example.csv worked_example.json worked_example.md"
-    files=$(ls "$out" | sort | tr '\n' ' ')
+    files=$(ls "$out" | grep -vx runs | sort | tr '\n' ' ')
     if grep -q '"experiment": "param_count"' "$out/manifest.json" 2>/dev/null; then want=$params
     elif grep -q '"experiment": "abs_construction"' "$out/manifest.json" 2>/dev/null; then want=$abs
     else want=""

@@ -1,0 +1,46 @@
+#pragma once
+// Finished runs, kept so that a sweep that is run again (after a kill, a
+// crash, or with more seeds) computes only the runs it lacks. Runs are
+// deterministic, so a run's tables are a function of what the cache key
+// covers: the experiment kind, every resolved value of the run (seed and
+// dtype among them), the bytes of a weights file it loads, and
+// kResultFormat. A run whose config changed has another key and is never
+// reused; an entry is also checked against the run before it is used.
+//
+// One file per run, <folder>/<key>.json, written atomically as the run
+// finishes: a kill at any moment loses at most the runs in flight. The
+// tables go through JSON exactly: doubles at full precision, and NaN and
+// the infinities (which results files write as null) kept as themselves.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+#include "runner/config.h"
+
+namespace ffn::runner {
+
+// Raised whenever a change to ffn-lab changes what a run computes (its
+// arithmetic or its tables): every entry written before is then stale.
+inline constexpr int kResultFormat = 1;
+
+class RunCache {
+public:
+    // An empty folder name: no cache (load finds nothing, store keeps nothing).
+    explicit RunCache(std::string folder);
+
+    bool enabled() const { return !folder_.empty(); }
+    // The run's tables when an entry for exactly this run exists. A file
+    // that does not parse or belongs to another run is no entry.
+    std::optional<std::vector<report::Table>> load(const std::string& kind, const Run& run) const;
+    // False when the entry could not be written (a full disk, a folder
+    // removed under it): the cache only saves work, so the sweep goes on.
+    bool store(const std::string& kind, const Run& run, const std::vector<report::Table>& tables) const;
+
+    std::string key(const std::string& kind, const Run& run) const;
+
+private:
+    std::string folder_;
+};
+
+}  // namespace ffn::runner
