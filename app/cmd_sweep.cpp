@@ -17,6 +17,9 @@
 #include "report/table_io.h"
 #include "report/terminal.h"
 #include "runner/execute.h"
+#include "runner/run_cache.h"
+#include "runner/shard.h"
+#include "ffnlab/build_info.h"
 
 namespace ffn::app {
 
@@ -35,6 +38,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                     "missing (default with --out: OUT/runs)")
         ->check(not_empty);
     cmd->add_flag("--fresh", o.fresh, "Compute every run, reusing none from the run cache (it is still written)");
+    cmd->add_option("--shard", o.shard,
+                    "Compute only the I-th of N parts of the grid (balanced by cost) into --out DIR; `ffn-lab merge` "
+                    "joins the parts");
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
@@ -150,13 +156,142 @@ std::string estimate_time(const runner::Plan& plan, const std::vector<runner::Ov
                        fixed + per_step * static_cast<double>(steps), per_step * 1e3, plan.runs.size(), fixed, kShort, kLong);
 }
 
+// The plan the shards in `dirs` ran, after checking that they are the N
+// parts of one plan, each once: `caches` gets their run folders and
+// `config` the config file they name.
+runner::Plan plan_from_shards(const std::vector<std::string>& dirs, std::vector<std::string>& caches, std::string& config) {
+    struct Part {
+        std::string dir;
+        runner::Json doc;
+    };
+    std::vector<Part> parts;
+    for (const auto& dir : dirs) {
+        const auto file = std::filesystem::path(dir) / "shard.json";
+        if (!std::filesystem::is_regular_file(file))
+            throw Error(dir + ": no shard.json (not a folder `ffn-lab sweep --shard I/N --out DIR` wrote)");
+        runner::Json doc = runner::load_json_file(file.string());
+        for (const char* key : {"fingerprint", "config_file", "shard", "of", "config", "runs", "format"})
+            if (!doc.contains(key)) throw Error(file.string() + ": no '" + key + "' (not a shard ffn-lab wrote)");
+        if (!doc["fingerprint"].is_string() || !doc["config_file"].is_string() || !doc["shard"].is_number_unsigned() ||
+            !doc["of"].is_number_unsigned() || !doc["config"].is_object() || !doc["runs"].is_array() || doc["of"] == 0)
+            throw Error(file.string() + ": a field of the wrong type (not a shard ffn-lab wrote)");
+        if (doc["format"] != runner::kResultFormat)
+            throw Error(file.string() + ": written with result format " + doc["format"].dump() + ", this ffn-lab writes " +
+                        std::to_string(runner::kResultFormat) + "; run the shard again");
+        parts.push_back({dir, std::move(doc)});
+    }
+    const Part& first = parts.front();
+    const auto n = first.doc["of"].get<std::size_t>();
+    std::vector<const Part*> by_index(n + 1, nullptr);
+    for (const auto& p : parts) {
+        if (p.doc["fingerprint"] != first.doc["fingerprint"])
+            throw Error(fmt::format("{} and {}: shards of different sweeps ({} and {}, or the same config with other --set values)",
+                                    first.dir, p.dir, first.doc["config_file"].get<std::string>(), p.doc["config_file"].get<std::string>()));
+        const auto i = p.doc["shard"].get<std::size_t>();
+        if (p.doc["of"].get<std::size_t>() != n || i < 1 || i > n)
+            throw Error(fmt::format("{}: shard {}/{}, but {} is one of {}", p.dir, i, p.doc["of"].get<std::size_t>(), first.dir, n));
+        if (by_index[i]) throw Error(fmt::format("{} and {}: both are shard {}/{}", by_index[i]->dir, p.dir, i, n));
+        by_index[i] = &p;
+    }
+    std::vector<std::string> missing;
+    for (std::size_t i = 1; i <= n; ++i)
+        if (!by_index[i]) missing.push_back(fmt::format("{}/{}", i, n));
+    if (!missing.empty()) throw Error(fmt::format("merge: shard {} missing (give every shard's folder)", fmt::join(missing, ", ")));
+    config = first.doc["config_file"].get<std::string>();
+    runner::Plan plan = runner::make_plan(first.doc["config"], config, {}, experiments::all_kinds());
+    if (runner::plan_fingerprint(plan) != first.doc["fingerprint"].get<std::string>())
+        throw Error(first.dir + ": its config no longer makes the plan it ran (another ffn-lab version?); run the shards again");
+    for (std::size_t i = 1; i <= n; ++i) {
+        runner::Json ids = runner::Json::array();
+        for (const std::size_t r : runner::shard_runs(plan, {i, n})) ids.push_back(plan.runs[r].id_hex());
+        if (by_index[i]->doc["runs"] != ids)
+            throw Error(fmt::format("{}: its runs are not shard {}/{} of this sweep", by_index[i]->dir, i, n));
+        caches.push_back((std::filesystem::path(by_index[i]->dir) / "runs").string());
+    }
+    return plan;
+}
+
+// sweep --shard: this part's runs into DIR/runs, and DIR/shard.json,
+// which merge reads (written last: a folder without it is no shard yet).
+int run_shard(const runner::Plan& plan, const SweepOptions& o) {
+    if (o.out_dir.empty()) throw Error("--shard: give --out DIR, the folder for this part's runs (ffn-lab merge joins the folders)");
+    if (!o.plot_dir.empty() || !o.tables.empty() || !o.format.empty() || !o.columns.empty())
+        throw Error("--shard: a part has no tables to print or draw; ffn-lab merge prints and draws the whole sweep's");
+    const runner::Shard shard = runner::parse_shard(o.shard);
+    const auto dir = std::filesystem::path(o.out_dir);
+    if (std::filesystem::exists(dir / "manifest.json"))
+        throw Error("--out " + o.out_dir + ": holds a sweep's tables; a shard writes to a folder of its own");
+    if (std::filesystem::is_regular_file(dir / "shard.json")) {
+        runner::Json old = runner::load_json_file((dir / "shard.json").string());
+        if (!old.is_object() || !old.value("shard", runner::Json()).is_number_unsigned() || !old.value("of", runner::Json()).is_number_unsigned())
+            throw Error("--out " + o.out_dir + ": its shard.json is not one ffn-lab wrote; write the shard to another folder");
+        if (old.value("fingerprint", "") != runner::plan_fingerprint(plan) || old.value("shard", std::size_t{0}) != shard.index ||
+            old.value("of", std::size_t{0}) != shard.count)
+            throw Error(fmt::format("--out {}: holds shard {}/{} of {}; write shard {}/{} of {} to another folder", o.out_dir,
+                                    old.value("shard", std::size_t{0}), old.value("of", std::size_t{0}), old.value("config_file", "?"), shard.index,
+                                    shard.count, o.config));
+    }
+    const std::string cache = (dir / "runs").string();
+    make_output_folder(cache);
+    const auto mine = runner::shard_runs(plan, shard);
+    runner::SweepResult result;
+    {
+        Progress progress(!o.quiet);
+        result = runner::execute(plan, {.threads = o.threads,
+                                        .on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
+                                        .artifacts = o.save_weights,
+                                        .cache = cache,
+                                        .fresh = o.fresh,
+                                        .only = mine});
+    }
+    if (result.manifest.value("runs_not_cached", 0) > 0)
+        throw Error(fmt::format("--out {}: {} of the part's runs could not be written to {}", o.out_dir,
+                                result.manifest.value("runs_not_cached", 0), cache));
+    runner::Json doc;
+    doc["format"] = runner::kResultFormat;
+    doc["experiment"] = plan.kind->name;
+    doc["config_file"] = o.config;
+    doc["fingerprint"] = runner::plan_fingerprint(plan);
+    doc["shard"] = shard.index;
+    doc["of"] = shard.count;
+    doc["config"] = plan.config;
+    doc["runs"] = runner::Json::array();
+    for (const std::size_t r : mine) doc["runs"].push_back(plan.runs[r].id_hex());
+    doc["runs_computed"] = result.manifest["runs_computed"];
+    doc["runs_reused"] = result.manifest["runs_reused"];
+    doc["ffn_lab_version"] = build::version;
+    doc["wall_seconds"] = result.manifest["wall_seconds"];
+    io::write_file_atomically((dir / "shard.json").string(), doc.dump(2) + "\n");
+    if (!o.quiet)
+        std::cerr << fmt::format("{}: shard {}/{}: {} of {} runs ({} computed, {} reused) in {}; ffn-lab merge joins the shards\n",
+                                 o.config, shard.index, shard.count, mine.size(), plan.runs.size(),
+                                 result.manifest.value("runs_computed", 0), result.manifest.value("runs_reused", 0), cache);
+    return 0;
+}
+
 }  // namespace
 
-int run_sweep(const SweepOptions& o) {
+CLI::App* setup_merge(CLI::App& app, SweepOptions& o) {
+    auto* cmd = app.add_subcommand("merge", "Join the folders of `sweep --shard I/N` into the whole sweep's tables");
+    cmd->add_option("shards", o.merge, "Every shard's --out folder")->required();
+    o.out_option = cmd->add_option("-o,--out", o.out_dir, "Write the tables and manifest here, as sweep --out does");
+    cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
+    cmd->add_option("-f,--format", o.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
+        ->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("--plot", o.plot_dir, "Write the experiment's figures here");
+    cmd->add_flag("-q,--quiet", o.quiet, "No summary on stderr");
+    return cmd;
+}
+
+int run_sweep(const SweepOptions& given) {
+    SweepOptions o = given;  // merge takes its config from the shards
+    std::vector<std::string> shard_caches;
+    std::optional<runner::Plan> merged;
+    if (!o.merge.empty()) merged = plan_from_shards(o.merge, shard_caches, o.config);
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     if (o.log_every > 0) overrides.push_back(runner::parse_override("log_every=" + std::to_string(o.log_every)));
-    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
+    const auto plan = merged ? *merged : runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
     if (o.print_config) {
         std::cout << plan.config.dump(2) << "\n";
         return 0;
@@ -190,6 +325,7 @@ int run_sweep(const SweepOptions& o) {
         throw Error(fmt::format("--plot-width {}: no run of the sweep has that model.width", *o.plot_width));
     if (!o.save_weights.empty() && !plan.kind->saves_weights)
         throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
+    if (!o.shard.empty()) return run_shard(plan, o);
     // A bad --out fails before the work, not after it.
     std::optional<io::StagedFolder> out;
     const std::string out_dir = output_folder(o);
@@ -211,8 +347,11 @@ int run_sweep(const SweepOptions& o) {
                                         .on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
                                         .artifacts = o.save_weights,
                                         .cache = cache,
-                                        .fresh = o.fresh});
+                                        .fresh = o.fresh,
+                                        .cache_also = shard_caches,
+                                        .cached_only = !o.merge.empty()});
     }
+    if (!o.merge.empty()) result.manifest["merged_shards"] = o.merge;
     if (result.manifest.value("runs_not_cached", 0) > 0)
         std::cerr << fmt::format("{}: warning: {} finished runs could not be kept in {}; a rerun computes them again\n", o.config,
                                  result.manifest.value("runs_not_cached", 0), cache);

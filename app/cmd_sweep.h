@@ -12,6 +12,8 @@ struct SweepOptions {
     std::vector<std::string> overrides;
     std::string out_dir;
     CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
+    std::string shard;               // --shard I/N: compute only that part of the grid into --out
+    std::vector<std::string> merge;  // `ffn-lab merge DIR...`: the shard folders to join (config: theirs)
     std::string cache_dir;  // --cache DIR; empty: OUT/runs with --out, else none
     bool fresh = false;     // --fresh: compute every run, reusing none
     std::string save_weights;
@@ -30,6 +32,10 @@ struct SweepOptions {
 };
 
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& options);
+// `ffn-lab merge DIR...`: the sweep that the shards in DIR... computed, its
+// tables printed and written (--out) as `sweep` would, every run taken
+// from the shards' run caches; run_sweep runs it.
+CLI::App* setup_merge(CLI::App& app, SweepOptions& options);
 int run_sweep(const SweepOptions& options);
 
 }  // namespace ffn::app

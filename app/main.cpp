@@ -22,12 +22,13 @@ int main(int argc, char** argv) {
                                           (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : ""));
     app.require_subcommand(1);
 
-    SweepOptions sweep;
+    SweepOptions sweep, merge;
     ListOptions list;
     DiffOptions diff;
     CheckOptions check;
     BenchOptions bench;
     auto* sweep_cmd = setup_sweep(app, sweep);
+    auto* merge_cmd = setup_merge(app, merge);
     auto* list_cmd = setup_list(app, list);
     auto* diff_cmd = setup_diff(app, diff);
     auto* check_cmd = setup_check(app, check);
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
 
     try {
         if (sweep_cmd->parsed()) return run_sweep(sweep);
+        if (merge_cmd->parsed()) return run_sweep(merge);
         if (list_cmd->parsed()) return run_list(list);
         if (diff_cmd->parsed()) return run_diff(diff);
         if (check_cmd->parsed()) return run_check(check);

@@ -460,7 +460,12 @@ runner::ExperimentKind make() {
             .run = run_toy,
             .aggregate = aggregate_toy,
             .plot = plot_toy,
-            .plot_takes_choice = true};
+            .plot_takes_choice = true,
+            // A step draws n x batch inputs and does about 5 n m multiply-adds per sample.
+            .cost = [](const runner::Run& r) {
+                const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
+                return static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("batch_size")) * n * (2 + 5 * m);
+            }};
 }
 
 }  // namespace ffn::experiments::toy_superposition

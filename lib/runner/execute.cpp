@@ -9,6 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/ranges.h>
+
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/thread_pool.h"
@@ -205,17 +207,35 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     const std::string started = utc_now();
     ThreadPool pool(options.threads);
     std::vector<std::vector<report::Table>> per_run(plan.runs.size());
-    const RunCache cache(options.cache);
-    std::vector<bool> reused(plan.runs.size(), false);
+    const RunCache cache(options.cache, options.cache_also);
+    // reused: taken from the cache; also true for runs outside `only`,
+    // which this call neither computes nor reports.
+    std::vector<bool> reused(plan.runs.size(), false), wanted(plan.runs.size(), !options.only);
+    if (options.only)
+        for (const std::size_t i : *options.only) wanted.at(i) = true;
     if (!options.fresh && options.artifacts.empty())
         for (std::size_t i = 0; i < plan.runs.size(); ++i)
-            if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
-                per_run[i] = std::move(*tables);
-                reused[i] = true;
-            }
-    const auto reused_count = static_cast<std::size_t>(std::count(reused.begin(), reused.end(), true));
+            if (wanted[i])
+                if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
+                    per_run[i] = std::move(*tables);
+                    reused[i] = true;
+                }
+    std::size_t reused_count = 0, wanted_count = 0;
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        reused_count += wanted[i] && reused[i] ? 1 : 0;
+        wanted_count += wanted[i] ? 1 : 0;
+        if (!wanted[i]) reused[i] = true;  // not this call's: skipped below
+    }
+    if (options.cached_only && reused_count < wanted_count) {
+        std::vector<std::string> missing;
+        for (std::size_t i = 0; i < plan.runs.size() && missing.size() < 3; ++i)
+            if (!reused[i]) missing.push_back("run " + std::to_string(i + 1) + " (" + plan.runs[i].label() + ", id " + plan.runs[i].id_hex() + ")");
+        throw Error(fmt::format("{}: {} of {} runs are in none of the shards, e.g. {}", plan.source, wanted_count - reused_count,
+                                wanted_count, fmt::join(missing, "; ")));
+    }
     std::mutex progress_mutex;
     std::size_t done = reused_count;
+    const std::size_t total = wanted_count;
     std::atomic<std::size_t> not_cached{0};
     // The units of work among the runs to compute: single runs, or for a
     // kind that batches, slices of seed groups. Runs are independent, so
@@ -259,11 +279,21 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         if (options.on_progress) {
             std::lock_guard lock(progress_mutex);
             done += unit.size();
-            options.on_progress(done, plan.runs.size());
+            options.on_progress(done, total);
         }
     });
 
     SweepResult result;
+    if (options.only) {  // a shard: its runs are in the cache, the join waits for merge
+        Json& m = result.manifest;
+        m["experiment"] = plan.kind->name;
+        m["runs"] = wanted_count;
+        m["runs_computed"] = wanted_count - reused_count;
+        m["runs_reused"] = reused_count;
+        m["runs_not_cached"] = not_cached.load();
+        m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
     try {
         result.tables = plan.kind->aggregate          ? plan.kind->aggregate(plan, per_run)
                         : plan.kind->seed_statistics ? std::vector{summarize_seeds(plan, per_run, *plan.kind->seed_statistics)}

@@ -3,6 +3,8 @@
 // document's expectations applied, and a manifest that says how the numbers
 // were made.
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "report/expect.h"
@@ -24,6 +26,13 @@ struct ExecuteOptions {
     // artifacts are always computed, since a reused run writes no files.
     std::string cache = {};
     bool fresh = false;
+    std::vector<std::string> cache_also = {};  // folders of finished runs read, never written (merge's shards)
+    // sweep --shard: compute (or reuse) only these runs, and join nothing:
+    // the result has no tables, its manifest counts the shard's runs.
+    std::optional<std::vector<std::size_t>> only = std::nullopt;
+    // merge: every run must come from the cache; one missing is an error
+    // naming it, not a computation.
+    bool cached_only = false;
 };
 
 struct SweepResult {

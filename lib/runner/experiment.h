@@ -77,6 +77,10 @@ struct ExperimentKind {
     std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&, const PlotChoice&)> plot = {};
     // True when `plot` draws the width and seed a PlotChoice names.
     bool plot_takes_choice = false;
+    // Optional: a run's cost relative to the plan's others (steps x
+    // samples x width, say), which `sweep --shard` balances; empty: every
+    // run costs the same.
+    std::function<double(const Run&)> cost = {};
 };
 
 // Runs that differ only in their seed, grouped, in grid order: the unit over

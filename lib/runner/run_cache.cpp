@@ -54,7 +54,8 @@ report::Table decode(Json j, const std::string& where) {
 
 }  // namespace
 
-RunCache::RunCache(std::string folder) : folder_(std::move(folder)) {}
+RunCache::RunCache(std::string folder, std::vector<std::string> read_also)
+    : folder_(std::move(folder)), read_also_(std::move(read_also)) {}
 
 std::string RunCache::key(const std::string& kind, const Run& run) const {
     std::uint64_t h = fnv1a64(fmt::format("{}\n{}\n{}", kResultFormat, kind, run.values.dump()));
@@ -70,8 +71,15 @@ std::string RunCache::key(const std::string& kind, const Run& run) const {
 }
 
 std::optional<std::vector<report::Table>> RunCache::load(const std::string& kind, const Run& run) const {
-    if (!enabled()) return std::nullopt;
-    const std::string path = (fs::path(folder_) / (key(kind, run) + ".json")).string();
+    if (!folder_.empty())
+        if (auto t = load_from(folder_, kind, run)) return t;
+    for (const auto& folder : read_also_)
+        if (auto t = load_from(folder, kind, run)) return t;
+    return std::nullopt;
+}
+
+std::optional<std::vector<report::Table>> RunCache::load_from(const std::string& folder, const std::string& kind, const Run& run) const {
+    const std::string path = (fs::path(folder) / (key(kind, run) + ".json")).string();
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) return std::nullopt;
     try {
@@ -88,7 +96,7 @@ std::optional<std::vector<report::Table>> RunCache::load(const std::string& kind
 }
 
 bool RunCache::store(const std::string& kind, const Run& run, const std::vector<report::Table>& tables) const {
-    if (!enabled()) return true;
+    if (folder_.empty()) return true;
     std::error_code ec;
     fs::create_directories(folder_, ec);
     if (ec) return false;

@@ -26,10 +26,12 @@ inline constexpr int kResultFormat = 1;
 
 class RunCache {
 public:
-    // An empty folder name: no cache (load finds nothing, store keeps nothing).
-    explicit RunCache(std::string folder);
+    // An empty folder name: no cache (load finds nothing, store keeps
+    // nothing). `read_also`: further folders load looks in (sweep merge's
+    // shards); store writes to `folder` only.
+    explicit RunCache(std::string folder, std::vector<std::string> read_also = {});
 
-    bool enabled() const { return !folder_.empty(); }
+    bool enabled() const { return !folder_.empty() || !read_also_.empty(); }
     // The run's tables when an entry for exactly this run exists. A file
     // that does not parse or belongs to another run is no entry.
     std::optional<std::vector<report::Table>> load(const std::string& kind, const Run& run) const;
@@ -40,7 +42,10 @@ public:
     std::string key(const std::string& kind, const Run& run) const;
 
 private:
+    std::optional<std::vector<report::Table>> load_from(const std::string& folder, const std::string& kind, const Run& run) const;
+
     std::string folder_;
+    std::vector<std::string> read_also_;
 };
 
 }  // namespace ffn::runner

@@ -1,0 +1,33 @@
+#pragma once
+// `sweep --shard I/N` and `merge`: a plan's runs cut into N disjoint parts
+// that separate processes (GNU parallel, a Slurm array) compute into their
+// own run caches, and joined again into the tables one process would
+// have written. The parts are balanced by the kind's cost estimate
+// (ExperimentKind::cost), not by count: a width-32 net costs sixteen
+// width-2 ones. Assignment is greedy, largest first (each run to the part
+// with the least cost so far), and depends on the plan alone. A kind that
+// trains seeds together (run_batch) is cut between its batches, never
+// inside one.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "runner/config.h"
+
+namespace ffn::runner {
+
+struct Shard {
+    std::size_t index = 1, count = 1;  // the index-th of count, from 1
+};
+
+// "2/8" -> {2, 8}; throws ffn::Error naming the text otherwise.
+Shard parse_shard(const std::string& text);
+
+// The indices of the plan's runs in `shard`, in grid order.
+std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard);
+
+// What a shard records of its plan, and merge compares: the kind, the
+// config as run and the result format, hashed.
+std::string plan_fingerprint(const Plan& plan);
+
+}  // namespace ffn::runner

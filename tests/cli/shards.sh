@@ -1,0 +1,34 @@
+#!/bin/sh
+# sweep --shard I/N and merge: three shards of a sweep, computed apart and
+# joined, give the single-process run's tables byte for byte; merge refuses
+# a missing shard, a shard given twice and a shard of another sweep.
+# Usage: shards.sh FFN_LAB WORK_FOLDER
+set -u
+ffnlab=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work"
+config=configs/width_quick.json
+"$ffnlab" sweep -c "$config" -q --out "$work/single" > /dev/null || { echo "the single run failed"; exit 1; }
+for i in 1 2 3; do
+    "$ffnlab" sweep -c "$config" -q --shard "$i/3" --out "$work/shard$i" || { echo "shard $i/3 failed"; exit 1; }
+done
+"$ffnlab" merge "$work/shard3" "$work/shard1" "$work/shard2" -q --out "$work/merged" > /dev/null || { echo "merge failed"; exit 1; }
+diff -r --exclude=manifest.json --exclude=runs "$work/single" "$work/merged" || { echo "the merged tables differ from the single run's"; exit 1; }
+refused() {  # refused WHAT REGEX ARGS...: exit 2 with REGEX on stderr
+    what=$1
+    regex=$2
+    shift 2
+    "$ffnlab" "$@" > /dev/null 2> "$work/err"
+    status=$?
+    [ $status = 2 ] || { echo "$what: exit $status, not 2"; exit 1; }
+    grep -q "$regex" "$work/err" || { echo "$what: stderr '$(cat "$work/err")' lacks '$regex'"; exit 1; }
+}
+refused "a missing shard" "shard 2/3 missing" merge "$work/shard1" "$work/shard3" -q
+refused "a shard twice" "both are shard 1/3" merge "$work/shard1" "$work/shard1" "$work/shard2" "$work/shard3" -q
+"$ffnlab" sweep -c "$config" -q --set lr=0.002 --set steps=20 --shard 2/3 --out "$work/other2" || exit 1
+refused "another sweep's shard" "shards of different sweeps" merge "$work/shard1" "$work/other2" "$work/shard3" -q
+refused "a folder that is no shard" "no shard.json" merge "$work/shard1" "$work/single" "$work/shard3" -q
+rm "$work/shard2/runs/$(ls "$work/shard2/runs" | head -n 1)"
+refused "a shard that lost a run" "1 of 50 runs are in none of the shards" merge "$work/shard1" "$work/shard2" "$work/shard3" -q
+echo "shards: 3 shards merged into the single run's tables; missing, repeated, foreign and incomplete shards refused"
