@@ -61,13 +61,32 @@ report::Table bench_sweep(const SweepBenchOptions& o) {
         .add_column("isa", report::ColumnType::text)
         .add_column("wall_s", report::ColumnType::real, 4, true)
         .add_column("us_per_step_per_core", report::ColumnType::real, 4, true)
-        .add_column("steps_per_s", report::ColumnType::real, 4, true);
-    const auto threads = o.threads.empty() ? std::vector<std::size_t>{ThreadPool::hardware_threads()} : o.threads;
+        .add_column("steps_per_s", report::ColumnType::real, 4, true)
+        .add_column("gflops", report::ColumnType::real, 4, true)
+        .add_column("peak_gflops", report::ColumnType::real, 4, true)
+        .add_column("peak_share", report::ColumnType::real, 3, true);
+    // The kind's counted operations, when it counts them, against the FMA
+    // peak of the same threads measured just before (float32 or float64 as
+    // the runs train).
+    double flops = 0;
+    bool float64 = false;
+    for (const auto& run : plan.runs) {
+        if (plan.kind->flops) flops += plan.kind->flops(run);
+        float64 = float64 || run.is_float64();
+    }
+    std::vector<std::size_t> threads = o.threads;
+    if (threads.empty()) {  // one thread and every core
+        threads = {1};
+        if (ThreadPool::hardware_threads() > 1) threads.push_back(ThreadPool::hardware_threads());
+    }
     for (std::size_t n : threads) {
+        const double peak = gemm::measure_fma_peak_gflops(nullptr, n) * (float64 ? 0.5 : 1.0);
         const double wall = bench::median_seconds_per_call([&] { runner::execute(plan, {n, {}, {}}); }, o.repeats, 0.0);
+        const report::Cell achieved = plan.kind->flops ? report::Cell{flops / wall * 1e-9} : report::Cell{};
+        const report::Cell share = plan.kind->flops ? report::Cell{flops / wall * 1e-9 / peak} : report::Cell{};
         t.add_row({o.config, static_cast<std::int64_t>(plan.runs.size()), static_cast<std::int64_t>(steps),
                    static_cast<std::int64_t>(n), std::string(gemm::active_isa()), wall, wall * double(n) / steps * 1e6,
-                   steps / wall});
+                   steps / wall, achieved, peak, share});
     }
     return t;
 }

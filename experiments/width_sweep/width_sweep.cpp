@@ -503,6 +503,13 @@ runner::ExperimentKind make() {
                 const double smooth = nn::is_piecewise_linear(nn::parse_activation(r.string("activation"))) ? 1.0 : 4.0;
                 return smooth * static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
                        static_cast<double>(r.integer("model.width"));
+            },
+            // Per unit and sample: w x + b and y + v h forward (4), r h, r v,
+            // dz x and three running sums backward (6); the activation and
+            // Adam's update (per weight, not per sample) are not counted.
+            .flops = [](const runner::Run& r) {
+                return 10.0 * static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
+                       static_cast<double>(r.integer("model.width"));
             }};
 }
 

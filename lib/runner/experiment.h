@@ -81,6 +81,9 @@ struct ExperimentKind {
     // samples x width, say), which `sweep --shard` balances; empty: every
     // run costs the same.
     std::function<double(const Run&)> cost = {};
+    // Optional: the floating-point operations a run's arithmetic does (its
+    // multiplies and adds), which `bench sweep` sets against the FMA peak.
+    std::function<double(const Run&)> flops = {};
 };
 
 // Runs that differ only in their seed, grouped, in grid order: the unit over
