@@ -13,11 +13,15 @@ cd "$(dirname "$0")"
 
 PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
 libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev gnuplot-nox clang libclang-rt-dev"
+# For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh).
+TEST_PACKAGES="slurm-wlm munge"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
+# install_missing [PACKAGE...]: the Debian packages not yet installed
+# ($PACKAGES when none are named).
 install_missing() {
     missing=""
-    for p in $PACKAGES; do
+    for p in ${*:-$PACKAGES}; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
     done
     [ -z "$missing" ] && return 0
@@ -144,7 +148,9 @@ case "${1:-}" in
         ./build/ffn-lab sweep --config configs/width.json
         ;;
     test)
-        install_missing
+        install_missing $PACKAGES $TEST_PACKAGES
+        # Installed, so the Slurm test must run rather than skip.
+        export FFNLAB_REQUIRE_SLURM=1
         build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=ON
         ctest --test-dir build --output-on-failure -j "$JOBS"
         build_sanitize

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cmd_bench.h"
+#include "cmd_slurm.h"
 #include "cmd_check.h"
 #include "cmd_diff.h"
 #include "cmd_list.h"
@@ -27,12 +28,14 @@ int main(int argc, char** argv) {
     DiffOptions diff;
     CheckOptions check;
     BenchOptions bench;
+    SlurmOptions slurm;
     auto* sweep_cmd = setup_sweep(app, sweep);
     auto* merge_cmd = setup_merge(app, merge);
     auto* list_cmd = setup_list(app, list);
     auto* diff_cmd = setup_diff(app, diff);
     auto* check_cmd = setup_check(app, check);
     auto* bench_cmd = setup_bench(app, bench);
+    auto* slurm_cmd = setup_slurm(app, slurm);
 
     // A bare --out asks for the default folder, and CLI11 hands both it and
     // `--out ""` over as an empty value: an empty path is refused here.
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
     try {
         if (sweep_cmd->parsed()) return run_sweep(sweep);
         if (merge_cmd->parsed()) return run_sweep(merge);
+        if (slurm_cmd->parsed()) return run_slurm(slurm);
         if (list_cmd->parsed()) return run_list(list);
         if (diff_cmd->parsed()) return run_diff(diff);
         if (check_cmd->parsed()) return run_check(check);

@@ -1,0 +1,140 @@
+#include "cmd_slurm.h"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "experiments/registry.h"
+#include "io/atomic_file.h"
+#include "runner/config.h"
+
+extern char** environ;
+
+namespace ffn::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A word for the job scripts' shell, whatever it holds: single quotes, and
+// a quote inside as '\''. Paths and --set values reach sbatch only so.
+std::string shell_word(const std::string& s) {
+    std::string out = "'";
+    for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// An #SBATCH value is read by sbatch, not a shell: refuse what it could
+// misread (spaces, quotes, control characters) rather than quote it.
+std::string sbatch_value(const std::string& option, const std::string& value) {
+    for (const char c : value)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-:.,=+/").find(c) != std::string_view::npos))
+            throw Error(fmt::format("--{} '{}': letters, digits and _-:.,=+/ only (it goes into an #SBATCH line)", option, value));
+    return value;
+}
+
+// Runs argv[0] (found on PATH) with argv, no shell; returns its exit status
+// and what it printed on stdout.
+std::pair<int, std::string> run_program(const std::vector<std::string>& args) {
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) throw Error("cannot make a pipe to run " + args.front());
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipe_fds[1]);
+    if (spawned != 0) {
+        ::close(pipe_fds[0]);
+        throw Error(args.front() + ": cannot run it (" + std::string(std::strerror(spawned)) + "); is Slurm installed here?");
+    }
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+// sbatch --parsable prints "ID" or "ID;CLUSTER".
+std::string submit(const std::vector<std::string>& args) {
+    const auto [status, out] = run_program(args);
+    const std::string id = out.substr(0, out.find_first_of(";\n"));
+    if (status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+        throw Error(fmt::format("{} failed (exit {}): {}", fmt::join(args, " "), status, out.empty() ? "no output" : out));
+    return id;
+}
+
+}  // namespace
+
+CLI::App* setup_slurm(CLI::App& app, SlurmOptions& o) {
+    auto* cmd = app.add_subcommand("slurm", "Write (and --submit) a Slurm job array of `sweep --shard` tasks and the merge after it");
+    cmd->add_option("config,-c,--config", o.config, "JSON config file")->required();
+    cmd->add_option("--set", o.overrides, "Override a key, as for sweep (repeatable)");
+    cmd->add_option("-o,--out", o.out_dir, "Folder for the scripts and logs (slurm/), the shards (shards/I) and the merged tables (tables/)")
+        ->required();
+    cmd->add_option("--shards", o.shards, "Array tasks, one part of the grid each")->required()->check(CLI::Range(1, 100000));
+    cmd->add_option("--partition", o.partition, "#SBATCH --partition");
+    cmd->add_option("--time", o.time, "#SBATCH --time of each task and of the merge (e.g. 1:00:00)");
+    cmd->add_option("--mem", o.mem, "#SBATCH --mem of each task (e.g. 4G)");
+    cmd->add_option("--cpus-per-task", o.cpus_per_task, "Cores per task (its --threads)")->check(CLI::Range(1, 1024));
+    cmd->add_flag("--submit", o.submit, "Submit both jobs with sbatch and print their ids");
+    return cmd;
+}
+
+int run_slurm(const SlurmOptions& o) {
+    // The plan first: a bad config or --set fails here, not in a thousand tasks.
+    std::vector<runner::Override> overrides;
+    for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
+    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
+    std::error_code ec;
+    const fs::path out = fs::absolute(o.out_dir, ec), cwd = fs::current_path(ec);
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw Error("cannot find this ffn-lab's own path (/proc/self/exe) for the job scripts");
+    const fs::path scripts = out / "slurm";
+    sbatch_value("out", out.string());  // the logs' path goes into #SBATCH --output
+    fs::create_directories(scripts / "logs", ec);
+    if (ec) throw Error(o.out_dir + ": cannot create " + (scripts / "logs").string() + " (" + ec.message() + ")");
+
+    std::string sets;
+    for (const auto& s : o.overrides) sets += " --set " + shell_word(s);
+    std::string header = "#!/bin/sh\n";
+    if (!o.partition.empty()) header += "#SBATCH --partition=" + sbatch_value("partition", o.partition) + "\n";
+    if (!o.time.empty()) header += "#SBATCH --time=" + sbatch_value("time", o.time) + "\n";
+    const std::string body_start = "set -eu\ncd " + shell_word(cwd.string()) + "\n";
+    const std::string array =
+        header + fmt::format("#SBATCH --job-name=ffnlab-shards\n#SBATCH --array=1-{}\n#SBATCH --cpus-per-task={}\n", o.shards, o.cpus_per_task) +
+        (o.mem.empty() ? "" : "#SBATCH --mem=" + sbatch_value("mem", o.mem) + "\n") +
+        "#SBATCH --output=" + (scripts / "logs" / "shard-%a.log").string() + "\n" + body_start +
+        fmt::format("# {} runs of {} in {} parts; merge.sbatch joins them.\n", plan.runs.size(), o.config, o.shards) +
+        shell_word(self.string()) + " sweep -c " + shell_word(o.config) + sets + " -q --threads " + std::to_string(o.cpus_per_task) +
+        " --shard \"$SLURM_ARRAY_TASK_ID/" + std::to_string(o.shards) + "\" --out " + shell_word((out / "shards").string()) +
+        "/\"$SLURM_ARRAY_TASK_ID\"\n";
+    std::string merge = header + "#SBATCH --job-name=ffnlab-merge\n#SBATCH --output=" + (scripts / "logs" / "merge.log").string() +
+                        "\n" + body_start + shell_word(self.string()) + " merge";
+    for (std::size_t i = 1; i <= o.shards; ++i) merge += " " + shell_word((out / "shards" / std::to_string(i)).string());
+    merge += " -q --out " + shell_word((out / "tables").string()) + " > /dev/null\n";
+    io::write_file_atomically((scripts / "shards.sbatch").string(), array);
+    io::write_file_atomically((scripts / "merge.sbatch").string(), merge);
+    std::cout << fmt::format("{}: {} runs in {} array tasks: {} then {} (sbatch --dependency=afterok:ARRAY_ID)\n", o.config,
+                             plan.runs.size(), o.shards, (scripts / "shards.sbatch").string(), (scripts / "merge.sbatch").string());
+    if (!o.submit) return 0;
+    const std::string array_id = submit({"sbatch", "--parsable", (scripts / "shards.sbatch").string()});
+    const std::string merge_id =
+        submit({"sbatch", "--parsable", "--dependency=afterok:" + array_id, (scripts / "merge.sbatch").string()});
+    std::cout << fmt::format("submitted: array job {}, merge job {} (tables in {})\n", array_id, merge_id, (out / "tables").string());
+    return 0;
+}
+
+}  // namespace ffn::app
