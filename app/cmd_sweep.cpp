@@ -156,6 +156,13 @@ std::string estimate_time(const runner::Plan& plan, const std::vector<runner::Ov
                        fixed + per_step * static_cast<double>(steps), per_step * 1e3, plan.runs.size(), fixed, kShort, kLong);
 }
 
+// runner::execute with the progress line on stderr (unless quiet).
+runner::SweepResult execute_with_progress(const runner::Plan& plan, runner::ExecuteOptions options, bool quiet) {
+    Progress progress(!quiet);
+    options.on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    return runner::execute(plan, options);
+}
+
 // The plan the shards in `dirs` ran, after checking that they are the N
 // parts of one plan, each once: `caches` gets their run folders and
 // `config` the config file they name.
@@ -234,16 +241,8 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
     const std::string cache = (dir / "runs").string();
     make_output_folder(cache);
     const auto mine = runner::shard_runs(plan, shard);
-    runner::SweepResult result;
-    {
-        Progress progress(!o.quiet);
-        result = runner::execute(plan, {.threads = o.threads,
-                                        .on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
-                                        .artifacts = o.save_weights,
-                                        .cache = cache,
-                                        .fresh = o.fresh,
-                                        .only = mine});
-    }
+    const runner::SweepResult result = execute_with_progress(
+        plan, {.threads = o.threads, .artifacts = o.save_weights, .cache = cache, .fresh = o.fresh, .only = mine}, o.quiet);
     if (result.manifest.value("runs_not_cached", 0) > 0)
         throw Error(fmt::format("--out {}: {} of the part's runs could not be written to {}", o.out_dir,
                                 result.manifest.value("runs_not_cached", 0), cache));
@@ -340,17 +339,14 @@ int run_sweep(const SweepOptions& given) {
     if (!cache.empty()) make_output_folder(cache);
     for (const auto* dir : {&o.save_weights, &o.plot_dir})
         if (!dir->empty()) make_output_folder(*dir);
-    runner::SweepResult result;
-    {
-        Progress progress(!o.quiet);
-        result = runner::execute(plan, {.threads = o.threads,
-                                        .on_progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); },
-                                        .artifacts = o.save_weights,
-                                        .cache = cache,
-                                        .fresh = o.fresh,
-                                        .cache_also = shard_caches,
-                                        .cached_only = !o.merge.empty()});
-    }
+    runner::SweepResult result = execute_with_progress(plan,
+                                                       {.threads = o.threads,
+                                                        .artifacts = o.save_weights,
+                                                        .cache = cache,
+                                                        .fresh = o.fresh,
+                                                        .cache_also = shard_caches,
+                                                        .cached_only = !o.merge.empty()},
+                                                       o.quiet);
     if (!o.merge.empty()) result.manifest["merged_shards"] = o.merge;
     if (result.manifest.value("runs_not_cached", 0) > 0)
         std::cerr << fmt::format("{}: warning: {} finished runs could not be kept in {}; a rerun computes them again\n", o.config,

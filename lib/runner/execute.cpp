@@ -100,6 +100,25 @@ std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
     return groups;
 }
 
+std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::vector<bool>& include) {
+    std::vector<std::vector<std::size_t>> units;
+    if (!plan.kind->run_batch) {
+        for (std::size_t i = 0; i < plan.runs.size(); ++i)
+            if (include[i]) units.push_back({i});
+        return units;
+    }
+    const std::size_t most = std::max<std::size_t>(1, plan.kind->batch_runs);
+    for (const auto& group : seed_groups(plan)) {
+        std::vector<std::size_t> kept;
+        for (const std::size_t i : group)
+            if (include[i]) kept.push_back(i);
+        for (std::size_t k = 0; k < kept.size(); k += most)
+            units.emplace_back(kept.begin() + static_cast<std::ptrdiff_t>(k),
+                               kept.begin() + static_cast<std::ptrdiff_t>(std::min(kept.size(), k + most)));
+    }
+    return units;
+}
+
 void add_swept_columns(const Plan& plan, report::Table& table) {
     if (plan.runs.empty()) return;
     for (const auto& [key, value] : plan.runs.front().swept)
@@ -237,24 +256,10 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     std::size_t done = reused_count;
     const std::size_t total = wanted_count;
     std::atomic<std::size_t> not_cached{0};
-    // The units of work among the runs to compute: single runs, or for a
-    // kind that batches, slices of seed groups. Runs are independent, so
-    // the slicing changes no number.
-    std::vector<std::vector<std::size_t>> units;
-    if (plan.kind->run_batch) {
-        const std::size_t most = std::max<std::size_t>(1, plan.kind->batch_runs);
-        for (const auto& group : seed_groups(plan)) {
-            std::vector<std::size_t> missing;
-            for (const std::size_t i : group)
-                if (!reused[i]) missing.push_back(i);
-            for (std::size_t k = 0; k < missing.size(); k += most)
-                units.emplace_back(missing.begin() + static_cast<std::ptrdiff_t>(k),
-                                   missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), k + most)));
-        }
-    } else {
-        for (std::size_t i = 0; i < plan.runs.size(); ++i)
-            if (!reused[i]) units.push_back({i});
-    }
+    std::vector<bool> to_compute(plan.runs.size());
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) to_compute[i] = !reused[i];
+    // Runs are independent, so the slicing changes no number.
+    const std::vector<std::vector<std::size_t>> units = work_units(plan, to_compute);
     pool.parallel_for(units.size(), [&](std::size_t u) {
         const std::vector<std::size_t>& unit = units[u];
         try {

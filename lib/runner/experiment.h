@@ -90,6 +90,12 @@ struct ExperimentKind {
 // which seed statistics are taken.
 std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan);
 
+// What a plan's runs are computed in, among those with include[i] true:
+// single runs, or for a kind that batches (run_batch) slices of at most
+// batch_runs runs of one seed group, in grid order. execute() runs them;
+// sweep --shard hands them out whole.
+std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::vector<bool>& include);
+
 // The swept values of a group (its first run's, without the seed), as
 // leading table columns.
 void add_swept_columns(const Plan& plan, report::Table& table);

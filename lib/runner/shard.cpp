@@ -29,19 +29,8 @@ Shard parse_shard(const std::string& text) {
 }
 
 std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard) {
-    // The items handed out: single runs, or for a kind that trains seeds
-    // together the slices of seed groups execute() would batch, kept
-    // whole (split, each part would cost a whole batch).
-    std::vector<std::vector<std::size_t>> items;
-    if (plan.kind->run_batch) {
-        const std::size_t most = std::max<std::size_t>(1, plan.kind->batch_runs);
-        for (const auto& group : seed_groups(plan))
-            for (std::size_t k = 0; k < group.size(); k += most)
-                items.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(k),
-                                   group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), k + most)));
-    } else {
-        for (std::size_t i = 0; i < plan.runs.size(); ++i) items.push_back({i});
-    }
+    // Whole work units: a batch split in two would cost two batches.
+    const std::vector<std::vector<std::size_t>> items = work_units(plan, std::vector<bool>(plan.runs.size(), true));
     std::vector<double> cost(items.size(), 0.0);
     for (std::size_t k = 0; k < items.size(); ++k)
         for (const std::size_t i : items[k]) cost[k] += plan.kind->cost ? plan.kind->cost(plan.runs[i]) : 1.0;
