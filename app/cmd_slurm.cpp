@@ -103,7 +103,11 @@ int run_slurm(const SlurmOptions& o) {
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw Error("cannot find this ffn-lab's own path (/proc/self/exe) for the job scripts");
     const fs::path scripts = out / "slurm";
+    // Every #SBATCH value before anything is written.
     sbatch_value("out", out.string());  // the logs' path goes into #SBATCH --output
+    if (!o.partition.empty()) sbatch_value("partition", o.partition);
+    if (!o.time.empty()) sbatch_value("time", o.time);
+    if (!o.mem.empty()) sbatch_value("mem", o.mem);
     fs::create_directories(scripts / "logs", ec);
     if (ec) throw Error(o.out_dir + ": cannot create " + (scripts / "logs").string() + " (" + ec.message() + ")");
 
@@ -117,7 +121,7 @@ int run_slurm(const SlurmOptions& o) {
         header + fmt::format("#SBATCH --job-name=ffnlab-shards\n#SBATCH --array=1-{}\n#SBATCH --cpus-per-task={}\n", o.shards, o.cpus_per_task) +
         (o.mem.empty() ? "" : "#SBATCH --mem=" + sbatch_value("mem", o.mem) + "\n") +
         "#SBATCH --output=" + (scripts / "logs" / "shard-%a.log").string() + "\n" + body_start +
-        fmt::format("# {} runs of {} in {} parts; merge.sbatch joins them.\n", plan.runs.size(), o.config, o.shards) +
+        fmt::format("# {} runs in {} parts; merge.sbatch joins them.\n", plan.runs.size(), o.shards) +
         shell_word(self.string()) + " sweep -c " + shell_word(o.config) + sets + " -q --threads " + std::to_string(o.cpus_per_task) +
         " --shard \"$SLURM_ARRAY_TASK_ID/" + std::to_string(o.shards) + "\" --out " + shell_word((out / "shards").string()) +
         "/\"$SLURM_ARRAY_TASK_ID\"\n";

@@ -180,7 +180,8 @@ runner::Plan plan_from_shards(const std::vector<std::string>& dirs, std::vector<
         for (const char* key : {"fingerprint", "config_file", "shard", "of", "config", "runs", "format"})
             if (!doc.contains(key)) throw Error(file.string() + ": no '" + key + "' (not a shard ffn-lab wrote)");
         if (!doc["fingerprint"].is_string() || !doc["config_file"].is_string() || !doc["shard"].is_number_unsigned() ||
-            !doc["of"].is_number_unsigned() || !doc["config"].is_object() || !doc["runs"].is_array() || doc["of"] == 0)
+            !doc["of"].is_number_unsigned() || !doc["config"].is_object() || !doc["runs"].is_array() || doc["of"] == 0 ||
+            doc["of"].get<std::uint64_t>() > 100000)
             throw Error(file.string() + ": a field of the wrong type (not a shard ffn-lab wrote)");
         if (doc["format"] != runner::kResultFormat)
             throw Error(file.string() + ": written with result format " + doc["format"].dump() + ", this ffn-lab writes " +
@@ -224,13 +225,15 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
     if (o.out_dir.empty()) throw Error("--shard: give --out DIR, the folder for this part's runs (ffn-lab merge joins the folders)");
     if (!o.plot_dir.empty() || !o.tables.empty() || !o.format.empty() || !o.columns.empty())
         throw Error("--shard: a part has no tables to print or draw; ffn-lab merge prints and draws the whole sweep's");
+    if (!o.cache_dir.empty()) throw Error("--shard: its runs go to --out DIR/runs, which merge reads; leave out --cache");
     const runner::Shard shard = runner::parse_shard(o.shard);
     const auto dir = std::filesystem::path(o.out_dir);
     if (std::filesystem::exists(dir / "manifest.json"))
         throw Error("--out " + o.out_dir + ": holds a sweep's tables; a shard writes to a folder of its own");
     if (std::filesystem::is_regular_file(dir / "shard.json")) {
         runner::Json old = runner::load_json_file((dir / "shard.json").string());
-        if (!old.is_object() || !old.value("shard", runner::Json()).is_number_unsigned() || !old.value("of", runner::Json()).is_number_unsigned())
+        if (!old.is_object() || !old.value("shard", runner::Json()).is_number_unsigned() || !old.value("of", runner::Json()).is_number_unsigned() ||
+            !old.value("fingerprint", runner::Json()).is_string() || !old.value("config_file", runner::Json()).is_string())
             throw Error("--out " + o.out_dir + ": its shard.json is not one ffn-lab wrote; write the shard to another folder");
         if (old.value("fingerprint", "") != runner::plan_fingerprint(plan) || old.value("shard", std::size_t{0}) != shard.index ||
             old.value("of", std::size_t{0}) != shard.count)
@@ -336,6 +339,18 @@ int run_sweep(const SweepOptions& given) {
     // (not the staged set), so that a kill before the tables are written
     // keeps them; the staged set takes them over at commit.
     const std::string cache = !o.cache_dir.empty() ? o.cache_dir : out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "runs").string();
+    if (!o.cache_dir.empty() && !out_dir.empty()) {
+        // The --out folder is replaced as a whole at the end: a cache inside
+        // it, other than its own runs/, would go with the old set.
+        const auto inside = [](const std::string& a, const std::string& b) {
+            std::error_code ec;
+            const auto x = std::filesystem::weakly_canonical(a, ec), y = std::filesystem::weakly_canonical(b, ec);
+            const auto [end, _] = std::mismatch(y.begin(), y.end(), x.begin(), x.end());
+            return end == y.end();
+        };
+        if (inside(o.cache_dir, out_dir) && !inside(o.cache_dir, (std::filesystem::path(out_dir) / "runs").string()))
+            throw Error("--cache " + o.cache_dir + ": inside --out " + out_dir + ", which is replaced as a whole; give a folder outside it");
+    }
     if (!cache.empty()) make_output_folder(cache);
     for (const auto* dir : {&o.save_weights, &o.plot_dir})
         if (!dir->empty()) make_output_folder(*dir);

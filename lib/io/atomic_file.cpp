@@ -73,11 +73,22 @@ StagedFolder::StagedFolder(const std::string& path, const std::string& marker, c
         throw Error(path + ": name a folder of its own for the output (not . or ..)");
     if (fs::exists(target, ec)) {
         if (!fs::is_directory(target, ec)) throw Error(path + ": exists and is not a folder");
+        // A folder holding only `keep`, and `keep` only files of the
+        // cache's names (16 hex digits and .json, or a killed write's
+        // .tmp- file): anything else may be somebody's data.
         const auto only_keep = [&] {
             if (keep.empty()) return false;
-            for (const auto& entry : fs::directory_iterator(target, ec))
+            std::error_code list;
+            for (const auto& entry : fs::directory_iterator(target, list))
                 if (entry.path().filename() != keep) return false;
-            return true;
+            if (list) return false;
+            for (const auto& entry : fs::directory_iterator(target / keep, list)) {
+                const std::string name = entry.path().filename().string();
+                const bool hex = name.size() >= 21 && name.compare(16, 5, ".json") == 0 &&
+                                 name.find_first_not_of("0123456789abcdef") == 16;
+                if (!hex || !(name.size() == 21 || name.compare(21, 5, ".tmp-") == 0) || !entry.is_regular_file(list)) return false;
+            }
+            return !list;
         };
         if (!fs::is_empty(target, ec) && !fs::exists(target / marker, ec) && !only_keep())
             throw Error(path + ": holds files ffn-lab did not write (no " + marker +

@@ -26,8 +26,9 @@ std::string read_file(const std::string& path);
 // `keep` names a subfolder that outlives the swap: files written straight
 // into path/keep while the set is staged (sweep's run cache, one file per
 // finished run, which must survive a kill before commit) are linked into
-// the new set at commit. A folder holding only `keep` is accepted as one
-// this class wrote.
+// the new set at commit. A folder holding only `keep`, itself holding only
+// run-cache files (16 hex digits, .json), is accepted as one this class
+// wrote.
 class StagedFolder {
 public:
     StagedFolder(const std::string& path, const std::string& marker, const std::string& keep = "");

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "ffnlab/build_info.h"
 #include "io/atomic_file.h"
 #include "report/table_io.h"
 
@@ -54,11 +55,15 @@ report::Table decode(Json j, const std::string& where) {
 
 }  // namespace
 
+std::string build_identity() {
+    return fmt::format("format {} ffn-lab {} commit {}", kResultFormat, build::version, build::git_commit);
+}
+
 RunCache::RunCache(std::string folder, std::vector<std::string> read_also)
     : folder_(std::move(folder)), read_also_(std::move(read_also)) {}
 
 std::string RunCache::key(const std::string& kind, const Run& run) const {
-    std::uint64_t h = fnv1a64(fmt::format("{}\n{}\n{}", kResultFormat, kind, run.values.dump()));
+    std::uint64_t h = fnv1a64(fmt::format("{}\n{}\n{}", build_identity(), kind, run.values.dump()));
     // A loaded model is part of the input: the same path with other bytes
     // is another run. (A file that cannot be read fails the run anyway.)
     if (run.values.contains("weights") && run.values["weights"].is_string() && !run.values["weights"].get<std::string>().empty()) {
@@ -85,7 +90,8 @@ std::optional<std::vector<report::Table>> RunCache::load_from(const std::string&
     try {
         const Json doc = Json::parse(io::read_file(path));
         if (doc.value("format", -1) != kResultFormat || doc.value("experiment", "") != kind || doc.value("values", Json()) != run.values ||
-            !doc.contains("tables") || !doc["tables"].is_array())
+            !doc.contains("tables") || !doc["tables"].is_array() || doc["tables"].empty() ||
+            doc.value("tables_hash", "") != fmt::format("{:016x}", fnv1a64(doc["tables"].dump())))
             return std::nullopt;
         std::vector<report::Table> tables;
         for (const auto& t : doc["tables"]) tables.push_back(decode(t, path));
@@ -107,6 +113,7 @@ bool RunCache::store(const std::string& kind, const Run& run, const std::vector<
     doc["values"] = run.values;
     doc["tables"] = Json::array();
     for (const auto& t : tables) doc["tables"].push_back(encode(t));
+    doc["tables_hash"] = fmt::format("{:016x}", fnv1a64(doc["tables"].dump()));  // an edit that still parses is no entry
     try {
         io::write_file_atomically((fs::path(folder_) / (key(kind, run) + ".json")).string(), doc.dump() + "\n");
     } catch (const Error&) {

@@ -3,8 +3,8 @@
 // crash, or with more seeds) computes only the runs it lacks. Runs are
 // deterministic, so a run's tables are a function of what the cache key
 // covers: the experiment kind, every resolved value of the run (seed and
-// dtype among them), the bytes of a weights file it loads, and
-// kResultFormat. A run whose config changed has another key and is never
+// dtype among them), the bytes of a weights file it loads, and the build
+// (build_identity()). A run whose config changed has another key and is never
 // reused; an entry is also checked against the run before it is used.
 //
 // One file per run, <folder>/<key>.json, written atomically as the run
@@ -23,6 +23,13 @@ namespace ffn::runner {
 // Raised whenever a change to ffn-lab changes what a run computes (its
 // arithmetic or its tables): every entry written before is then stale.
 inline constexpr int kResultFormat = 1;
+
+// What the cache key and a shard's fingerprint hold of the build: the
+// result format, the version and the git commit. Another build (a rebuild
+// at another commit) recomputes rather than trust a raise of
+// kResultFormat that someone forgot; a build from an uncommitted tree has
+// only its commit to go by.
+std::string build_identity();
 
 class RunCache {
 public:

@@ -49,7 +49,7 @@ std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard) {
 }
 
 std::string plan_fingerprint(const Plan& plan) {
-    return fmt::format("{:016x}", fnv1a64(fmt::format("{}\n{}\n{}", kResultFormat, plan.kind->name, plan.config.dump())));
+    return fmt::format("{:016x}", fnv1a64(fmt::format("{}\n{}\n{}", build_identity(), plan.kind->name, plan.config.dump())));
 }
 
 }  // namespace ffn::runner

@@ -27,7 +27,7 @@ Shard parse_shard(const std::string& text);
 std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard);
 
 // What a shard records of its plan, and merge compares: the kind, the
-// config as run and the result format, hashed.
+// config as run and the build (run_cache.h's build_identity), hashed.
 std::string plan_fingerprint(const Plan& plan);
 
 }  // namespace ffn::runner

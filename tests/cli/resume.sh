@@ -24,7 +24,7 @@ for delay in 0.05 0.15 0.3 0.45 0.6; do
     same_tables "$work/whole" "$out" || { echo "after a kill at $delay s the resumed tables differ from the uninterrupted run's"; exit 1; }
     reused=$(manifest_number "$out" runs_reused)
     computed=$(manifest_number "$out" runs_computed)
-    [ $((reused + computed)) = 50 ] || { echo "after a kill at $delay s: $reused reused + $computed computed is not 50"; exit 1; }
+    [ "$(ls "$out/runs" | grep -c '^[0-9a-f]*\.json$')" = 50 ] || { echo "after a kill at $delay s: the cache does not hold 50 runs"; exit 1; }
     if [ "$reused" -gt 0 ] && [ "$computed" -gt 0 ]; then resumed=$((resumed + 1)); fi
 done
 # The machine's speed decides where the kills land; at least one must fall

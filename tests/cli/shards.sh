@@ -13,6 +13,14 @@ config=configs/width_quick.json
 for i in 1 2 3; do
     "$ffnlab" sweep -c "$config" -q --shard "$i/3" --out "$work/shard$i" || { echo "shard $i/3 failed"; exit 1; }
 done
+total=0
+for i in 1 2 3; do  # each computed its part and nothing more: 50 runs in all
+    n=$(ls "$work/shard$i/runs" | grep -c '\.json$')
+    computed=$(sed -n 's/.*"runs_computed": \([0-9]*\).*/\1/p' "$work/shard$i/shard.json")
+    [ "$n" = "$computed" ] || { echo "shard $i/3 holds $n runs but computed $computed"; exit 1; }
+    total=$((total + n))
+done
+[ $total = 50 ] || { echo "the 3 shards hold $total runs, not 50"; exit 1; }
 "$ffnlab" merge "$work/shard3" "$work/shard1" "$work/shard2" -q --out "$work/merged" > /dev/null || { echo "merge failed"; exit 1; }
 diff -r --exclude=manifest.json --exclude=runs "$work/single" "$work/merged" || { echo "the merged tables differ from the single run's"; exit 1; }
 refused() {  # refused WHAT REGEX ARGS...: exit 2 with REGEX on stderr
