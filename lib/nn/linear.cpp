@@ -55,7 +55,8 @@ Linear<T>::Linear(std::size_t in_features, std::size_t out_features, bool with_b
       bias_grad(Vector<T>::from_shape({with_bias ? out_features : std::size_t{0}})) {}
 
 template <class T>
-void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre) {
+void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre,
+                    RowHook<T> then) {
     if (X.shape()[1] != layer.in_features())
         throw Error("Linear: input has " + std::to_string(X.shape()[1]) + " features, layer expects " +
                     std::to_string(layer.in_features()));
@@ -71,6 +72,11 @@ void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, co
         ctx = {*act, pre ? pre->data() : nullptr, i64(out)};
         ep.rowwise = forward_rows<T>;
         ep.context = &ctx;
+    }
+    if (then.fn) {
+        if (ep.rowwise || ep.pointwise != gemm::Pointwise::none) throw Error("linear_forward: an activation and a row hook");
+        ep.rowwise = then.fn;
+        ep.context = then.context;
     }
     gemm::gemm<T>(Trans::no, Trans::yes, i64(tokens), i64(out), i64(layer.in_features()), T(1), X.data(),
                   i64(layer.in_features()), layer.weight.data(), i64(layer.in_features()), T(0), Y.data(), i64(out),
@@ -96,7 +102,7 @@ void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T
 
 template <class T>
 void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
-                           const Matrix<T>* z) {
+                           const Matrix<T>* z, RowHook<T> then) {
     const std::size_t tokens = dY.shape()[0], in = layer.in_features(), out = layer.out_features();
     if (beta == T(0)) ensure_shape(dX, tokens, in);
     gemm::Epilogue<T> ep;
@@ -110,6 +116,12 @@ void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T
         ctx = {*act, z->data(), i64(in)};
         ep.rowwise = backward_rows<T>;
         ep.context = &ctx;
+    }
+    if (then.fn) {
+        if (ep.rowwise || ep.pointwise != gemm::Pointwise::none)
+            throw Error("linear_backward_input: an activation and a row hook");
+        ep.rowwise = then.fn;
+        ep.context = then.context;
     }
     // (tokens x out) . (out x in)
     gemm::gemm<T>(Trans::no, Trans::no, i64(tokens), i64(in), i64(out), T(1), dY.data(), i64(out),
@@ -142,10 +154,11 @@ void Linear<T>::collect_parameters(const std::string& prefix, std::vector<ParamR
 
 #define FFNLAB_INSTANTIATE(T)                                                                                     \
     template class Linear<T>;                                                                                     \
-    template void linear_forward<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, const Activation*, Matrix<T>*); \
+    template void linear_forward<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, const Activation*, Matrix<T>*, \
+                                    RowHook<T>);                                                                 \
     template void linear_backward_params<T>(Linear<T>&, const Matrix<T>&, const Matrix<T>&);                     \
     template void linear_backward_input<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, T, const Activation*,  \
-                                           const Matrix<T>*);
+                                           const Matrix<T>*, RowHook<T>);
 FFNLAB_INSTANTIATE(float)
 FFNLAB_INSTANTIATE(double)
 #undef FFNLAB_INSTANTIATE

@@ -39,12 +39,24 @@ private:
 // Fused pieces. Each product goes through gemm once; work on its output rides
 // in the gemm epilogue while the tile is in cache.
 
+// A caller's own work on a finished stretch of a product's output, run by
+// the gemm epilogue while the tile is in cache, on whichever gemm thread
+// finished it: `row` is the output at (i, j0), n values long. A stretch may
+// run on over several whole rows, so an index into a matrix of the output's
+// shape is i * columns + j0 + k for the k-th value.
+template <class T>
+struct RowHook {
+    void (*fn)(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* context) = nullptr;
+    void* context = nullptr;
+};
+
 // Y = X W^T + b, then act(.) when `act` is given; keeps the pre-activation
 // in `pre` when `pre` is non-null (backward needs it unless
-// derivative_from_output(act)).
+// derivative_from_output(act)). Or, instead of an activation, `then` on the
+// finished output.
 template <class T>
 void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act = nullptr,
-                    Matrix<T>* pre = nullptr);
+                    Matrix<T>* pre = nullptr, RowHook<T> then = {});
 
 // X W^T + b as a new matrix, with no state kept (analysis of a const layer).
 template <class T>
@@ -59,9 +71,10 @@ template <class T>
 void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY);
 
 // dX = beta * dX + dY W; then, when `act` is given, dX *= act'(z) with z the
-// saved pre-activation (or the activation's output, for relu).
+// saved pre-activation (or the activation's output, for relu). Or, instead
+// of an activation, `then` on the finished dX.
 template <class T>
 void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta = T(0),
-                           const Activation* act = nullptr, const Matrix<T>* z = nullptr);
+                           const Activation* act = nullptr, const Matrix<T>* z = nullptr, RowHook<T> then = {});
 
 }  // namespace ffn::nn

@@ -55,7 +55,7 @@ public:
 
 private:
     const Matrix<T>* input_ = nullptr;
-    Matrix<T> pre_gate_, act_gate_, up_out_, hidden_, out_, d_hidden_, d_gate_, d_up_, input_grad_;
+    Matrix<T> pre_gate_, act_gate_, up_out_, hidden_, out_, d_gate_, d_up_, input_grad_;
 };
 
 template <class T>
