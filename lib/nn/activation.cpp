@@ -1,5 +1,6 @@
 #include "nn/activation.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -26,6 +27,8 @@ bool use_avx2_loops() { return std::strcmp(gemm::active_isa(), "ref") != 0; }
 namespace avx2 {
 void smooth_forward(Activation a, std::span<float> v);
 void smooth_forward(Activation a, std::span<double> v);
+void smooth_forward_keeping_derivative(Activation a, std::span<float> v, float* d);
+void smooth_forward_keeping_derivative(Activation a, std::span<double> v, double* d);
 void smooth_backward(Activation a, std::span<const float> z, std::span<float> g);
 void smooth_backward(Activation a, std::span<const double> z, std::span<double> g);
 }  // namespace avx2
@@ -79,6 +82,24 @@ void activate_inplace(Activation a, std::span<T> values) {
 }
 
 template <class T>
+void activate_keeping_derivative(Activation a, std::span<T> values, std::span<T> derivative) {
+    if (derivative.size() != values.size()) throw Error("activate_keeping_derivative: spans of different lengths");
+    switch (a) {
+        case Activation::relu:
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                derivative[i] = values[i] > T(0) ? T(1) : T(0);
+                values[i] = values[i] > T(0) ? values[i] : T(0);
+            }
+            return;
+        case Activation::identity: std::fill(derivative.begin(), derivative.end(), T(1)); return;
+        default:
+            if (use_avx2_loops()) avx2::smooth_forward_keeping_derivative(a, values, derivative.data());
+            else loops::smooth_forward_keeping_derivative(a, values, derivative.data());
+            return;
+    }
+}
+
+template <class T>
 void multiply_by_derivative(Activation a, std::span<const T> z, std::span<T> grad) {
     switch (a) {
         case Activation::relu:
@@ -98,6 +119,8 @@ template float activate_derivative<float>(Activation, float);
 template double activate_derivative<double>(Activation, double);
 template void activate_inplace<float>(Activation, std::span<float>);
 template void activate_inplace<double>(Activation, std::span<double>);
+template void activate_keeping_derivative<float>(Activation, std::span<float>, std::span<float>);
+template void activate_keeping_derivative<double>(Activation, std::span<double>, std::span<double>);
 template void multiply_by_derivative<float>(Activation, std::span<const float>, std::span<float>);
 template void multiply_by_derivative<double>(Activation, std::span<const double>, std::span<double>);
 

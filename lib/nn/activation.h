@@ -27,6 +27,13 @@ T activate_derivative(Activation a, T x);
 template <class T>
 void activate_inplace(Activation a, std::span<T> values);
 
+// values[i] = act(values[i]) and derivative[i] = act'(values[i]) before,
+// each with the bits of activate_inplace and activate_derivative, in one
+// pass: a smooth activation's exp or erfc is computed once for both. For a
+// layer whose backward pass would otherwise compute the formula again.
+template <class T>
+void activate_keeping_derivative(Activation a, std::span<T> values, std::span<T> derivative);
+
 // grad[i] *= act'(z[i]). For relu, z may be the activation's output instead
 // of its input (both are > 0 at the same places), which saves keeping z.
 template <class T>

@@ -10,6 +10,12 @@ namespace ffn::nn::avx2 {
 
 void smooth_forward(Activation a, std::span<float> v) { loops::smooth_forward(a, v); }
 void smooth_forward(Activation a, std::span<double> v) { loops::smooth_forward(a, v); }
+void smooth_forward_keeping_derivative(Activation a, std::span<float> v, float* d) {
+    loops::smooth_forward_keeping_derivative(a, v, d);
+}
+void smooth_forward_keeping_derivative(Activation a, std::span<double> v, double* d) {
+    loops::smooth_forward_keeping_derivative(a, v, d);
+}
 void smooth_backward(Activation a, std::span<const float> z, std::span<float> g) { loops::smooth_backward(a, z, g); }
 void smooth_backward(Activation a, std::span<const double> z, std::span<double> g) { loops::smooth_backward(a, z, g); }
 

@@ -30,13 +30,25 @@ constexpr double kGeluTanhCubic = 0.044715;
 constexpr double kInvSqrt2 = 0.7071067811865476;
 constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density at 0
 
+// Each formula gives its value, its derivative, and both at once (for a
+// layer that keeps the derivative for its backward pass): the shared exp,
+// erfc or tanh is computed once, and each result has the bits of its
+// one-at-a-time formula.
+template <class T>
+struct ValueAndDerivative {
+    T value;
+    T derivative;
+};
+
 struct Tanh {
     template <class T>
     static T value(T x) { return mk::tanh(x); }
     template <class T>
-    static T derivative(T x) {
+    static T derivative(T x) { return both(x).derivative; }
+    template <class T>
+    static ValueAndDerivative<T> both(T x) {
         const T t = mk::tanh(x);
-        return 1 - t * t;
+        return {t, 1 - t * t};
     }
 };
 
@@ -46,9 +58,11 @@ struct Gelu {
     template <class T>
     static T value(T x) { return S<T>(0.5) * x * mk::erfc(-x * S<T>(kInvSqrt2)); }
     template <class T>
-    static T derivative(T x) {
+    static T derivative(T x) { return both(x).derivative; }
+    template <class T>
+    static ValueAndDerivative<T> both(T x) {
         const auto [erfc, gaussian] = mk::erfc_and_gaussian(-x * S<T>(kInvSqrt2));  // gaussian = exp(-x^2/2)
-        return S<T>(0.5) * erfc + x * gaussian * S<T>(kInvSqrt2Pi);
+        return {S<T>(0.5) * x * erfc, S<T>(0.5) * erfc + x * gaussian * S<T>(kInvSqrt2Pi)};
     }
 };
 
@@ -58,13 +72,15 @@ struct GeluTanh {
         return S<T>(0.5) * x * (1 + mk::tanh(S<T>(kGeluTanhScale) * (x + S<T>(kGeluTanhCubic) * x * x * x)));
     }
     template <class T>
-    static T derivative(T x) {
+    static T derivative(T x) { return both(x).derivative; }
+    template <class T>
+    static ValueAndDerivative<T> both(T x) {
         const T t = mk::tanh(S<T>(kGeluTanhScale) * (x + S<T>(kGeluTanhCubic) * x * x * x));
         const T d_inner = S<T>(kGeluTanhScale) * (1 + 3 * S<T>(kGeluTanhCubic) * x * x);
         // Where tanh has rounded to +-1 the second term is 0, also when x^2
         // has overflowed (float beyond 1e19), which would make it inf * 0.
         const T sech2 = 1 - t * t;
-        return S<T>(0.5) * (1 + t) + (sech2 == 0 ? S<T>(0) : S<T>(0.5) * x * sech2 * d_inner);
+        return {S<T>(0.5) * x * (1 + t), S<T>(0.5) * (1 + t) + (sech2 == 0 ? S<T>(0) : S<T>(0.5) * x * sech2 * d_inner)};
     }
 };
 
@@ -72,9 +88,11 @@ struct Silu {
     template <class T>
     static T value(T x) { return x * mk::sigmoid(x); }
     template <class T>
-    static T derivative(T x) {
+    static T derivative(T x) { return both(x).derivative; }
+    template <class T>
+    static ValueAndDerivative<T> both(T x) {
         const T s = mk::sigmoid(x);
-        return s * (1 + x * (1 - s));
+        return {x * s, s * (1 + x * (1 - s))};
     }
 };
 
@@ -82,9 +100,11 @@ struct Sigmoid {
     template <class T>
     static T value(T x) { return mk::sigmoid(x); }
     template <class T>
-    static T derivative(T x) {
+    static T derivative(T x) { return both(x).derivative; }
+    template <class T>
+    static ValueAndDerivative<T> both(T x) {
         const T s = mk::sigmoid(x);
-        return s * (1 - s);
+        return {s, s * (1 - s)};
     }
 };
 
@@ -99,6 +119,16 @@ void backward(std::span<const T> z, std::span<T> grad) {
     const T* __restrict zz = z.data();
     T* __restrict g = grad.data();
     for (std::size_t i = 0; i < grad.size(); ++i) g[i] = g[i] * F::derivative(zz[i]);
+}
+
+template <class F, class T>
+void forward_keeping_derivative(std::span<T> values, T* __restrict derivative) {
+    T* v = values.data();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const auto both = F::both(v[i]);
+        v[i] = both.value;
+        derivative[i] = both.derivative;
+    }
 }
 
 // The switch over activations, outside the loops. Relu and identity are not
@@ -119,6 +149,11 @@ void with_formula(Activation a, Visit visit) {
 template <class T>
 void smooth_forward(Activation a, std::span<T> values) {
     with_formula(a, [&](auto f) { forward<decltype(f)>(values); });
+}
+
+template <class T>
+void smooth_forward_keeping_derivative(Activation a, std::span<T> values, T* derivative) {
+    with_formula(a, [&](auto f) { forward_keeping_derivative<decltype(f)>(values, derivative); });
 }
 
 template <class T>

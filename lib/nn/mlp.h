@@ -32,7 +32,7 @@ public:
 
 private:
     const Matrix<T>* input_ = nullptr;
-    std::vector<Matrix<T>> pre_, out_, grad_;  // per layer: pre-activation, output, dL/d(pre-activation)
+    std::vector<Matrix<T>> derivative_, out_, grad_;  // per layer: act'(z) (smooth act only), output, dL/dz
     Matrix<T> input_grad_;
 };
 

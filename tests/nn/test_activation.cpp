@@ -55,7 +55,8 @@ void check_every_family() {
     int count = 0;
     const char* const* isas = ffn::gemm::supported_isas(&count);
     const std::string before = ffn::gemm::active_isa();
-    for (const Activation a : {Activation::tanh, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::sigmoid}) {
+    for (const Activation a : {Activation::tanh, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::sigmoid,
+                               Activation::relu, Activation::identity}) {
         CAPTURE(std::string(ffn::nn::to_string(a)));
         std::vector<T> scalar_value, scalar_derivative;
         for (const T x : xs) {
@@ -71,6 +72,12 @@ void check_every_family() {
             std::vector<T> grad(xs.size(), T(1));
             ffn::nn::multiply_by_derivative<T>(a, xs, grad);
             CHECK(same_bits(grad, scalar_derivative));
+            // Value and derivative in one pass (a layer keeping act' for its
+            // backward pass): the same bits as the two passes.
+            std::vector<T> both = xs, derivative(xs.size(), T(-7));
+            ffn::nn::activate_keeping_derivative<T>(a, both, derivative);
+            CHECK(same_bits(both, scalar_value));
+            CHECK(same_bits(derivative, scalar_derivative));
             // Short arrays: only the remainder loop.
             for (std::size_t n = 1; n < 9; ++n) {
                 std::vector<T> head(xs.begin() + 4000, xs.begin() + 4000 + static_cast<long>(n));
