@@ -1,6 +1,10 @@
 #include "cmd_bench.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include "bench/openblas.h"
 #include "bench/timing.h"
@@ -32,12 +36,16 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     t->add_option("--threads", o.train.threads, "Thread counts to measure")->check(CLI::Range(1, 1024));
     t->add_option("--steps", o.train.steps, "Timed steps (the median is reported)")->check(CLI::Range(1, 1000));
     t->add_option("--tokens", o.train.tokens, "Tokens per batch")->check(CLI::Range(1, 1 << 20));
+    t->add_option("--torch", o.train.python, "Python with torch for the same-run PyTorch figures");
+    t->add_flag("--no-torch", o.no_torch, "No PyTorch figures");
     t->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
 
     auto* w = o.sweep_cmd = cmd->add_subcommand("sweep", "Wall time of a whole sweep and microseconds per training step");
     w->add_option("-c,--config", o.sweep.config, "Config to time (its 'steps' key counts the steps)");
     w->add_option("--threads", o.sweep.threads, "Thread counts (default: all cores)")->check(CLI::Range(1, 1024));
     w->add_option("--repeats", o.sweep.repeats, "Timed runs (the median is reported)")->check(CLI::Range(1, 101));
+    w->add_option("--torch", o.sweep.python, "Python with torch for the same-run PyTorch figure");
+    w->add_flag("--no-torch", o.no_torch, "No PyTorch figure");
     w->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
     return cmd;
 }
@@ -46,7 +54,35 @@ namespace {
 
 // Runs the config `repeats` times per thread count; a step is one optimizer
 // update of one run, so steps = runs x the config's 'steps'.
-report::Table bench_sweep(const SweepBenchOptions& o) {
+// PyTorch's mean time per step over the config's runs, from the same nets
+// timed one width and activation at a time (width_sweep configs only).
+bench::TorchRun torch_sweep_reference(const runner::Plan& plan, const SweepBenchOptions& o, double* us_per_step) {
+    if (plan.kind->name != "width_sweep") return {false, "not measured (no PyTorch reference for " + plan.kind->name + ")", {}};
+    std::map<std::pair<std::string, std::int64_t>, double> steps;  // (activation, width) -> steps
+    std::int64_t samples = 0;
+    for (const auto& run : plan.runs) {
+        steps[{run.string("activation"), run.integer("model.width")}] += static_cast<double>(run.integer("steps"));
+        if (samples != 0 && run.integer("samples") != samples)
+            return {false, "not measured (the runs' sample counts differ)", {}};
+        samples = run.integer("samples");
+    }
+    std::vector<std::string> args = {"sweep", "300", "3", std::to_string(samples)};
+    for (const auto& [net, n] : steps) args.push_back(net.first + ":" + std::to_string(net.second));
+    bench::TorchRun torch = bench::run_torch(o.python, args, 1);
+    double total_us = 0, total_steps = 0;
+    for (const auto& [net, n] : steps) {
+        for (const auto& r : torch.records)
+            if (r.value("activation", std::string()) == net.first && r.value("width", std::int64_t{-1}) == net.second &&
+                r.contains("us_per_step") && r["us_per_step"].is_number()) {
+                total_us += n * r["us_per_step"].get<double>();
+                total_steps += n;
+            }
+    }
+    if (torch.ran && total_steps > 0) *us_per_step = total_us / total_steps;
+    return torch;
+}
+
+report::Table bench_sweep(const SweepBenchOptions& o, std::string* torch_about) {
     const auto plan = runner::make_plan(runner::load_config(o.config), o.config, {}, experiments::all_kinds());
     double steps = 0;
     for (const auto& run : plan.runs) {
@@ -64,7 +100,11 @@ report::Table bench_sweep(const SweepBenchOptions& o) {
         .add_column("steps_per_s", report::ColumnType::real, 4, true)
         .add_column("gflops", report::ColumnType::real, 4, true)
         .add_column("peak_gflops", report::ColumnType::real, 4, true)
-        .add_column("peak_share", report::ColumnType::real, 3, true);
+        .add_column("peak_share", report::ColumnType::real, 3, true)
+        .add_column("torch_us_per_step", report::ColumnType::real, 4, true)
+        .add_column("vs_torch", report::ColumnType::real, 4, true);  // PyTorch's time per step over ours per core
+    double torch_us = 0;
+    *torch_about = torch_sweep_reference(plan, o, &torch_us).about;
     // The kind's counted operations, when it counts them, against the FMA
     // peak of the same threads measured just before (float32 or float64 as
     // the runs train).
@@ -84,32 +124,52 @@ report::Table bench_sweep(const SweepBenchOptions& o) {
         const double wall = bench::median_seconds_per_call([&] { runner::execute(plan, {n, {}, {}}); }, o.repeats, 0.0);
         const report::Cell achieved = plan.kind->flops ? report::Cell{flops / wall * 1e-9} : report::Cell{};
         const report::Cell share = plan.kind->flops ? report::Cell{flops / wall * 1e-9 / peak} : report::Cell{};
+        const double us_per_step_per_core = wall * double(n) / steps * 1e6;
         t.add_row({o.config, static_cast<std::int64_t>(plan.runs.size()), static_cast<std::int64_t>(steps),
-                   static_cast<std::int64_t>(n), std::string(gemm::active_isa()), wall, wall * double(n) / steps * 1e6,
-                   steps / wall, achieved, peak, share});
+                   static_cast<std::int64_t>(n), std::string(gemm::active_isa()), wall, us_per_step_per_core,
+                   steps / wall, achieved, peak, share, torch_us > 0 ? report::Cell{torch_us} : report::Cell{},
+                   torch_us > 0 ? report::Cell{torch_us / us_per_step_per_core} : report::Cell{}});
     }
     return t;
 }
 
 }  // namespace
 
-int run_bench(const BenchOptions& o) {
+int run_bench(const BenchOptions& o, char** argv) {
+    int families = 0;
+    const char* const* isas = gemm::supported_isas(&families);
+    const std::string core = bench::openblas_core_to_force(families > 0 ? isas[0] : "ref");
+    if (!core.empty()) {
+        ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+        ::setenv("FFNLAB_OPENBLAS_FALLBACK", "Prescott", 1);  // for the note below
+        ::execv("/proc/self/exe", argv);  // returns only on failure: then on with the fallback
+    }
     const bool gemm = o.gemm_cmd->parsed();
+    bench::TrainBenchOptions train = o.train;
+    SweepBenchOptions sweep = o.sweep;
+    if (o.no_torch) train.python = sweep.python = "";
+    std::string torch_about;
     const auto tables = gemm                      ? bench::bench_gemm(o.gemm)
-                        : o.train_cmd->parsed()   ? bench::bench_train(o.train)
-                                                  : std::vector<report::Table>{bench_sweep(o.sweep)};
+                        : o.train_cmd->parsed()   ? bench::bench_train(train, &torch_about)
+                                                  : std::vector<report::Table>{bench_sweep(sweep, &torch_about)};
     if (o.json) {
         // Kept in a named variable: a range-for over to_json(...)["rows"] would
         // walk a member of a temporary destroyed before the loop starts.
-        const report::Json table = report::to_json(tables[0]);
+        report::Json table = report::to_json(tables[0]);
+        if (!gemm)
+            for (auto& row : table["rows"]) row["torch"] = torch_about;
         std::cout << table["rows"].dump(1) << "\n";
         return 0;
     }
+    const char* fallback = std::getenv("FFNLAB_OPENBLAS_FALLBACK");
+    if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); fallback && forced)
+        std::cout << "OPENBLAS_CORETYPE=" << forced << ": set by ffn-lab, as OpenBLAS took this CPU for "
+                  << fallback << " (its SSE3 fallback)\n";
     if (gemm) {
         const bench::OpenBlas ob;
         std::cout << "OpenBLAS: " << (ob.available() ? ob.description() : "not installed (libopenblas0-pthread)") << "\n";
     } else {
-        std::cout << "gemm kernels: " << ffn::gemm::active_isa() << "\n";
+        std::cout << "gemm kernels: " << ffn::gemm::active_isa() << "\nPyTorch: " << torch_about << "\n";
     }
     for (const auto& table : tables) std::cout << "\n## " << table.name() << "\n\n" << report::to_markdown(table);
     return 0;

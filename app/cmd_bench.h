@@ -13,6 +13,7 @@ struct SweepBenchOptions {
     std::string config = "configs/width.json";
     std::vector<std::size_t> threads;  // empty: all cores
     int repeats = 5;
+    std::string python = bench::kDefaultPython;  // empty: no PyTorch figures
 };
 
 struct BenchOptions {
@@ -20,12 +21,17 @@ struct BenchOptions {
     bench::TrainBenchOptions train;
     SweepBenchOptions sweep;
     bool json = false;
+    bool no_torch = false;
     CLI::App* gemm_cmd = nullptr;
     CLI::App* train_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);
-int run_bench(const BenchOptions& options);
+// argv is the command line, for one case: when OpenBLAS would run its SSE3
+// fallback on this CPU, the benchmark runs itself again with
+// OPENBLAS_CORETYPE set (bench::openblas_core_to_force), so that OpenBLAS
+// and PyTorch are measured at their best.
+int run_bench(const BenchOptions& options, char** argv);
 
 }  // namespace ffn::app

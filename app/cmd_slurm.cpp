@@ -1,9 +1,6 @@
 #include "cmd_slurm.h"
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -11,9 +8,8 @@
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
+#include "io/process.h"
 #include "runner/config.h"
-
-extern char** environ;
 
 namespace ffn::app {
 
@@ -38,38 +34,15 @@ std::string sbatch_value(const std::string& option, const std::string& value) {
     return value;
 }
 
-// Runs argv[0] (found on PATH) with argv, no shell; returns its exit status
-// and what it printed on stdout.
-std::pair<int, std::string> run_program(const std::vector<std::string>& args) {
-    int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) throw Error("cannot make a pipe to run " + args.front());
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipe_fds[1]);
-    if (spawned != 0) {
-        ::close(pipe_fds[0]);
-        throw Error(args.front() + ": cannot run it (" + std::string(std::strerror(spawned)) + "); is Slurm installed here?");
-    }
-    std::string out;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    ::close(pipe_fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
-}
-
 // sbatch --parsable prints "ID" or "ID;CLUSTER".
 std::string submit(const std::vector<std::string>& args) {
-    const auto [status, out] = run_program(args);
+    io::ProgramResult run;
+    try {
+        run = io::run_program(args);
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + "; is Slurm installed here?");
+    }
+    const auto& [status, out] = run;
     const std::string id = out.substr(0, out.find_first_of(";\n"));
     if (status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
         throw Error(fmt::format("{} failed (exit {}): {}", fmt::join(args, " "), status, out.empty() ? "no output" : out));

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         if (list_cmd->parsed()) return run_list(list);
         if (diff_cmd->parsed()) return run_diff(diff);
         if (check_cmd->parsed()) return run_check(check);
-        if (bench_cmd->parsed()) return run_bench(bench);
+        if (bench_cmd->parsed()) return run_bench(bench, argv);
     } catch (const ffn::Error& e) {
         std::cerr << "ffn-lab: " << e.what() << "\n";
         return static_cast<int>(e.code());

@@ -22,8 +22,18 @@ OpenBlas::OpenBlas() {
     set_threads_ = reinterpret_cast<void (*)(int)>(::dlsym(handle_, "openblas_set_num_threads"));
     auto config = reinterpret_cast<char* (*)()>(::dlsym(handle_, "openblas_get_config"));
     auto core = reinterpret_cast<char* (*)()>(::dlsym(handle_, "openblas_get_corename"));
-    description_ = std::string(config ? config() : "OpenBLAS") + (core ? std::string(" core ") + core() : "");
+    core_ = core ? core() : "";
+    description_ = std::string(config ? config() : "OpenBLAS") + (core_.empty() ? "" : " core " + core_);
     if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) description_ += std::string(" (OPENBLAS_CORETYPE=") + forced + ")";
+}
+
+std::string openblas_core_to_force(const std::string& best_isa) {
+    if (std::getenv("OPENBLAS_CORETYPE")) return "";
+    const OpenBlas ob;
+    if (!ob.available() || ob.core() != "Prescott") return "";
+    if (best_isa == "avx512") return "SkylakeX";
+    if (best_isa == "avx2") return "Haswell";
+    return "";
 }
 
 OpenBlas::~OpenBlas() {

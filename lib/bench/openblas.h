@@ -8,6 +8,15 @@
 
 namespace ffn::bench {
 
+// The kernel core to ask OpenBLAS for (its OPENBLAS_CORETYPE) when, left
+// to itself, it would take this CPU for "Prescott", the SSE3 fallback it
+// uses for a CPU it does not recognise (0.3.21 does so on Emerald Rapids),
+// though the CPU has AVX2 or AVX-512: a reference run on that fallback
+// understates OpenBLAS, and PyTorch on it, several times over. `best_isa`
+// is the best gemm family this CPU runs. Empty when OPENBLAS_CORETYPE is
+// set already, OpenBLAS is not installed, or it chose a core of its own.
+std::string openblas_core_to_force(const std::string& best_isa);
+
 class OpenBlas {
 public:
     OpenBlas();
@@ -17,6 +26,7 @@ public:
 
     bool available() const { return sgemm_ != nullptr && dgemm_ != nullptr; }
     const std::string& description() const { return description_; }
+    const std::string& core() const { return core_; }
     void set_threads(int threads) const;
     // Row-major C = op(A) op(B), as cblas_?gemm.
     void gemm(bool trans_a, bool trans_b, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
@@ -32,7 +42,7 @@ private:
     Sgemm sgemm_ = nullptr;
     Dgemm dgemm_ = nullptr;
     void (*set_threads_)(int) = nullptr;
-    std::string description_;
+    std::string description_, core_;
 };
 
 }  // namespace ffn::bench

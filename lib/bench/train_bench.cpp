@@ -47,7 +47,7 @@ Block make_block(const std::string& kind, const TrainBenchOptions& o) {
 
 }  // namespace
 
-std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
+std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* torch_about) {
     const std::size_t previous_threads = gemm::max_threads();
     report::Table t("train");
     t.add_column("block", ColumnType::text)
@@ -58,7 +58,9 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
         .add_column("ms_min", ColumnType::real, 4, true)
         .add_column("gflops", ColumnType::real, 4, true)
         .add_column("peak_share", ColumnType::real, 3, true)
-        .add_column("final_loss", ColumnType::real, 6, true);
+        .add_column("final_loss", ColumnType::real, 6, true)
+        .add_column("torch_ms_per_step", ColumnType::real, 4, true)
+        .add_column("vs_torch", ColumnType::real, 3, true);  // PyTorch's time over ours: above 1, ffn-lab is faster
     Rng data = Rng::stream(0, 0, "bench-data");
     nn::Matrix<float> X = nn::Matrix<float>::from_shape({o.tokens, o.d}), Y = nn::Matrix<float>::from_shape({o.tokens, o.d});
     for (auto& x : X) x = static_cast<float>(data.normal());
@@ -66,6 +68,13 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
 
     for (std::size_t threads : o.threads) {
         const double peak = gemm::measure_fma_peak_gflops(nullptr, threads);
+        // PyTorch first, on the same threads, so that both figures of a row
+        // come from the same few seconds of a shared machine.
+        std::vector<std::string> args = {"train", std::to_string(threads), std::to_string(o.steps), std::to_string(o.tokens),
+                                         std::to_string(o.d), std::to_string(o.hidden), std::to_string(o.swiglu_hidden)};
+        args.insert(args.end(), o.blocks.begin(), o.blocks.end());
+        const TorchRun torch = run_torch(o.python, args, threads);
+        if (torch_about) *torch_about = torch.about;
         for (const auto& kind : o.blocks) {
             gemm::set_max_threads(threads);
             Block b = make_block(kind, o);
@@ -88,9 +97,15 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o) {
             }
             const double ms_median = median(ms);
             const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
+            report::Cell torch_ms, vs_torch;
+            for (const auto& r : torch.records)
+                if (r.value("block", std::string()) == kind && r.contains("ms_per_step") && r["ms_per_step"].is_number()) {
+                    torch_ms = r["ms_per_step"].get<double>();
+                    vs_torch = r["ms_per_step"].get<double>() / ms_median;
+                }
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
                        std::string(gemm::active_isa()), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
-                       gflops / peak, loss});
+                       gflops / peak, loss, torch_ms, vs_torch});
         }
     }
     gemm::set_max_threads(previous_threads);

@@ -1,0 +1,117 @@
+"""PyTorch's time for the steps `ffn-lab bench` times, measured in the same run.
+
+ffn-lab embeds this file and runs it as `python3 -c <this> MODE ARGS`, with
+OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set to the threads measured. It
+prints one JSON object per line: first what it ran on (torch's version and
+the BLAS library it loaded, with OpenBLAS's kernel core), then one record
+per measurement. Each mode mirrors ffn-lab's own loop: the same shapes,
+float32, the same optimizer, the median over timed steps after a warm-up.
+
+  train THREADS STEPS TOKENS D HIDDEN SWIGLU_HIDDEN BLOCK...
+      one training step of an FFN block (MSE against a fixed target, Adam,
+      x needs no gradient), in milliseconds
+  sweep STEPS REPEATS SAMPLES ACTIVATION:WIDTH...
+      one full-batch Adam step of the width sweep's 1-m-1 net on sin(3x)
+      over [-2, 2], in microseconds (the mean over STEPS, median of REPEATS)
+"""
+import ctypes
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def blas():
+    """The BLAS shared library this process loaded, and OpenBLAS's own words."""
+    with open("/proc/self/maps") as maps:
+        paths = sorted({line.split()[-1] for line in maps if "blas" in line.split()[-1].lower()})
+    for path in paths:
+        if "openblas" in path:
+            lib = ctypes.CDLL(path)
+            lib.openblas_get_config.restype = ctypes.c_char_p
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            return (f"{path}: {lib.openblas_get_config().decode()} "
+                    f"core {lib.openblas_get_corename().decode()}")
+    return ", ".join(paths) or "no BLAS library loaded"
+
+
+def emit(**record):
+    print(json.dumps(record), flush=True)
+
+
+def median_ms(step, steps):
+    step()  # warm-up: PyTorch allocates its buffers here
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+class Gated(torch.nn.Module):
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.gate = torch.nn.Linear(d, hidden)
+        self.up = torch.nn.Linear(d, hidden)
+        self.down = torch.nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.silu(self.gate(x)) * self.up(x))
+
+
+def train(threads, steps, tokens, d, hidden, swiglu_hidden, *blocks):
+    torch.manual_seed(0)
+    x, y = torch.randn(tokens, d), torch.randn(tokens, d)
+    for block in blocks:
+        if block == "swiglu":
+            net = Gated(d, swiglu_hidden)
+        else:
+            act = torch.nn.ReLU() if block == "relu" else torch.nn.GELU()
+            net = torch.nn.Sequential(torch.nn.Linear(d, hidden), act, torch.nn.Linear(hidden, d))
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+
+        def step():
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+
+        emit(block=block, threads=threads, ms_per_step=median_ms(step, steps))
+
+
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU, "silu": torch.nn.SiLU}
+
+
+def sweep(steps, repeats, samples, *nets):
+    x = torch.linspace(-2, 2, samples).unsqueeze(1)
+    y = torch.sin(3 * x)
+    for spec in nets:
+        activation, width = spec.split(":")
+        m = int(width)
+        per_step = []
+        for r in range(repeats):
+            torch.manual_seed(r)
+            net = torch.nn.Sequential(torch.nn.Linear(1, m), ACTIVATIONS[activation](), torch.nn.Linear(m, 1))
+            opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+            start = time.perf_counter()
+            for _ in range(steps):
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(net(x), y).backward()
+                opt.step()
+            per_step.append((time.perf_counter() - start) / steps * 1e6)
+        emit(activation=activation, width=m, us_per_step=statistics.median(per_step))
+
+
+def main(mode, *args):
+    threads = int(args[0]) if mode == "train" else 1
+    torch.set_num_threads(threads)
+    emit(torch=torch.__version__, blas=blas(), threads=threads)
+    if mode == "train":
+        train(*map(int, args[:6]), *args[6:])
+    else:
+        sweep(*map(int, args[:3]), *args[3:])
+
+
+main(*sys.argv[1:])
