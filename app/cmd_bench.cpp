@@ -61,6 +61,7 @@ bench::TorchRun torch_sweep_reference(const runner::Plan& plan, const SweepBench
     std::map<std::pair<std::string, std::int64_t>, double> steps;  // (activation, width) -> steps
     std::int64_t samples = 0;
     for (const auto& run : plan.runs) {
+        if (run.is_float64()) return {false, "not measured (the reference trains float32; this config trains float64)", {}};
         steps[{run.string("activation"), run.integer("model.width")}] += static_cast<double>(run.integer("steps"));
         if (samples != 0 && run.integer("samples") != samples)
             return {false, "not measured (the runs' sample counts differ)", {}};
@@ -69,15 +70,21 @@ bench::TorchRun torch_sweep_reference(const runner::Plan& plan, const SweepBench
     std::vector<std::string> args = {"sweep", "300", "3", std::to_string(samples)};
     for (const auto& [net, n] : steps) args.push_back(net.first + ":" + std::to_string(net.second));
     bench::TorchRun torch = bench::run_torch(o.python, args, 1);
-    double total_us = 0, total_steps = 0;
+    double total_us = 0;
     for (const auto& [net, n] : steps) {
+        double us = -1;
         for (const auto& r : torch.records)
-            if (r.value("activation", std::string()) == net.first && r.value("width", std::int64_t{-1}) == net.second &&
-                r.contains("us_per_step") && r["us_per_step"].is_number()) {
-                total_us += n * r["us_per_step"].get<double>();
-                total_steps += n;
-            }
+            if (bench::text_field(r, "activation") == net.first &&
+                bench::number_field(r, "width") == static_cast<double>(net.second))
+                us = bench::number_field(r, "us_per_step");
+        if (us <= 0) {  // a net it did not time: no figure rather than a mean of some
+            if (torch.ran) torch.about += " (no time for " + net.first + ":" + std::to_string(net.second) + ")";
+            return torch;
+        }
+        total_us += n * us;
     }
+    double total_steps = 0;
+    for (const auto& [net, n] : steps) total_steps += n;
     if (torch.ran && total_steps > 0) *us_per_step = total_us / total_steps;
     return torch;
 }
@@ -138,11 +145,15 @@ report::Table bench_sweep(const SweepBenchOptions& o, std::string* torch_about) 
 int run_bench(const BenchOptions& o, char** argv) {
     int families = 0;
     const char* const* isas = gemm::supported_isas(&families);
-    const std::string core = bench::openblas_core_to_force(families > 0 ? isas[0] : "ref");
+    const bool uses_openblas = o.gemm_cmd->parsed() || !o.no_torch;  // itself, or through PyTorch
+    const std::string core = uses_openblas ? bench::openblas_core_to_force(families > 0 ? isas[0] : "ref") : "";
     if (!core.empty()) {
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
         ::setenv("FFNLAB_OPENBLAS_FALLBACK", "Prescott", 1);  // for the note below
-        ::execv("/proc/self/exe", argv);  // returns only on failure: then on with the fallback
+        ::execv("/proc/self/exe", argv);
+        // Only on failure: on with the fallback, and no note claiming otherwise.
+        ::unsetenv("OPENBLAS_CORETYPE");
+        ::unsetenv("FFNLAB_OPENBLAS_FALLBACK");
     }
     const bool gemm = o.gemm_cmd->parsed();
     bench::TrainBenchOptions train = o.train;

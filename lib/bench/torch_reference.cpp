@@ -8,10 +8,20 @@
 
 namespace ffn::bench {
 
+std::string text_field(const io::Json& record, const char* key) {
+    const auto it = record.find(key);
+    return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double number_field(const io::Json& record, const char* key) {
+    const auto it = record.find(key);
+    return it != record.end() && it->is_number() ? it->get<double>() : -1;
+}
+
 TorchRun run_torch(const std::string& python, const std::vector<std::string>& mode_and_args, std::size_t threads) {
     TorchRun run;
     if (python.empty()) {
-        run.about = "not measured (--no-torch)";
+        run.about = "not measured (--no-torch, or an empty --torch)";
         return run;
     }
     std::vector<std::string> args = {python, "-c", kTorchReferenceScript};
@@ -27,20 +37,25 @@ TorchRun run_torch(const std::string& python, const std::vector<std::string>& mo
         run.about = std::string("not measured: ") + e.what();
         return run;
     }
+    std::string error;
     std::istringstream lines(result.output);
     for (std::string line; std::getline(lines, line);) {
         if (line.empty()) continue;
         io::Json record = io::Json::parse(line, nullptr, /*allow_exceptions=*/false);
         if (record.is_discarded() || !record.is_object()) continue;
-        if (record.contains("torch")) {
-            run.about = "PyTorch " + record.value("torch", std::string()) + ", " + record.value("blas", std::string());
+        if (record.contains("error")) {
+            error = text_field(record, "error");
+        } else if (record.contains("torch")) {
+            run.about = "PyTorch " + text_field(record, "torch") + ", " + text_field(record, "blas");
         } else {
             run.records.push_back(std::move(record));
         }
     }
     if (result.status != 0) {
         run.about = python + " exited with status " + std::to_string(result.status) +
-                    (run.about.empty() ? " (no torch there? Debian: python3-torch)" : " after " + run.about);
+                    (!error.empty()        ? ": " + error
+                     : run.about.empty()   ? " (no torch there? Debian: python3-torch)"
+                                           : " after " + run.about);
         run.records.clear();
         return run;
     }

@@ -17,6 +17,11 @@ struct TorchRun {
     std::vector<io::Json> records;  // one per measurement, as the script prints them
 };
 
+// A record's field, whatever the script printed: "" or -1 when it is
+// missing or of another type.
+std::string text_field(const io::Json& record, const char* key);
+double number_field(const io::Json& record, const char* key);
+
 // The Python ffn-lab tries unless --torch names another: Debian's, which is
 // where python3-torch installs.
 inline constexpr const char* kDefaultPython = "/usr/bin/python3";

@@ -81,7 +81,9 @@ def train(threads, steps, tokens, d, hidden, swiglu_hidden, *blocks):
         emit(block=block, threads=threads, ms_per_step=median_ms(step, steps))
 
 
-ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU, "silu": torch.nn.SiLU}
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU,
+               "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"), "silu": torch.nn.SiLU,
+               "sigmoid": torch.nn.Sigmoid, "identity": torch.nn.Identity}
 
 
 def sweep(steps, repeats, samples, *nets):
@@ -114,4 +116,8 @@ def main(mode, *args):
         sweep(*map(int, args[:3]), *args[3:])
 
 
-main(*sys.argv[1:])
+try:
+    main(*sys.argv[1:])
+except Exception as e:  # one line for ffn-lab to show, instead of a traceback it hides
+    emit(error=f"{type(e).__name__}: {e}")
+    sys.exit(1)

@@ -99,9 +99,9 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
             const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
             report::Cell torch_ms, vs_torch;
             for (const auto& r : torch.records)
-                if (r.value("block", std::string()) == kind && r.contains("ms_per_step") && r["ms_per_step"].is_number()) {
-                    torch_ms = r["ms_per_step"].get<double>();
-                    vs_torch = r["ms_per_step"].get<double>() / ms_median;
+                if (text_field(r, "block") == kind && number_field(r, "ms_per_step") > 0) {
+                    torch_ms = number_field(r, "ms_per_step");
+                    vs_torch = number_field(r, "ms_per_step") / ms_median;
                 }
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
                        std::string(gemm::active_isa()), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,

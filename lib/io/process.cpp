@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "core/error.h"
@@ -30,7 +31,10 @@ ProgramResult run_program(const std::vector<std::string>& args, const std::map<s
     envp.push_back(nullptr);
 
     int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) throw Error("cannot make a pipe to run " + args.front());
+    // Close-on-exec, so that neither end outlives the exec in the child
+    // (its stdout is the dup2'd copy): a grandchild holding the write end
+    // would keep the read below waiting.
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw Error("cannot make a pipe to run " + args.front());
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
@@ -45,18 +49,25 @@ ProgramResult run_program(const std::vector<std::string>& args, const std::map<s
         throw Error(args.front() + ": cannot run it (" + std::string(std::strerror(spawned)) + ")");
     }
     ProgramResult result;
+    constexpr std::size_t kMaxOutput = std::size_t{64} << 20;  // a program that never stops writing is cut off here
     char buf[4096];
     for (;;) {
         const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
         if (n > 0) {
-            result.output.append(buf, static_cast<std::size_t>(n));
+            if (result.output.size() < kMaxOutput) result.output.append(buf, static_cast<std::size_t>(n));
+            else ::kill(pid, SIGKILL);
         } else if (n == 0 || errno != EINTR) {
             break;
         }
     }
     ::close(pipe_fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t waited;
+    while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (waited != pid) {  // no status to read (SIGCHLD ignored, say): not a success
+        result.status = 128;
+        return result;
     }
     result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return result;

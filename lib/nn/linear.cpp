@@ -74,7 +74,8 @@ void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, co
         ep.context = &ctx;
     }
     if (then.fn) {
-        if (ep.rowwise || ep.pointwise != gemm::Pointwise::none) throw Error("linear_forward: an activation and a row hook");
+        if (ep.rowwise || ep.pointwise != gemm::Pointwise::none || pre)
+            throw Error("linear_forward: a row hook with an activation or a kept pre-activation");
         ep.rowwise = then.fn;
         ep.context = then.context;
     }
