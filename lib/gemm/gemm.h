@@ -24,6 +24,7 @@
 // (-ffp-contract=off).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace ffn::gemm {
 
@@ -83,5 +84,11 @@ double measure_fma_peak_gflops(const char* name, std::size_t threads, double sec
 // sweep's runs do not oversubscribe the cores.
 void set_max_threads(std::size_t threads);
 std::size_t max_threads();
+
+// body(begin, end) over [0, n) in up to max_threads() contiguous parts, on
+// the threads gemm uses; on the calling thread alone inside a ThreadPool
+// task or when n < min_parallel. For elementwise work beside the products
+// (an optimizer's update), whose values must not depend on the split.
+void parallel_ranges(std::size_t n, std::size_t min_parallel, const std::function<void(std::size_t, std::size_t)>& body);
 
 }  // namespace ffn::gemm

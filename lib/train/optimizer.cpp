@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/math.h"
 #include "core/names.h"
+#include "gemm/gemm.h"
 
 namespace ffn::train {
 
@@ -34,6 +35,12 @@ Optimizer<T>::Optimizer(std::vector<nn::ParamRef<T>> params, OptimizerSpec spec)
         second_.emplace_back(spec_.kind == OptimizerKind::sgd ? 0 : p.size(), T(0));
     }
 }
+
+namespace {
+// Below this many values a tensor's update is not worth waking a thread for
+// (a few microseconds of work).
+constexpr std::size_t kParallelMinValues = std::size_t{1} << 16;
+}  // namespace
 
 template <class T>
 void Optimizer<T>::step(double lr_d) {
@@ -68,22 +75,30 @@ void Optimizer<T>::step(double lr_d) {
     const auto flush = [tiny](T x) { return std::fabs(x) < tiny ? T(0) : x; };
     // One loop per weight-decay form, with no branch inside, so the compiler
     // vectorises it (sqrt and division round the same in vector and scalar).
+    // A large tensor's update is split over gemm's threads (each value's
+    // update is its own, so the split changes no bits); a small model's, or
+    // one trained inside a sweep's task, stays on its thread.
     auto update = [&](auto decay_form) {
         for (std::size_t k = 0; k < params_.size(); ++k) {
-            T* __restrict p = params_[k].value;
-            const T* __restrict grad = params_[k].grad;
-            T* __restrict m = first_[k].data();
-            T* __restrict v = second_[k].data();
-            const std::size_t n = params_[k].size();  // read once: the stores could alias it
-            for (std::size_t i = 0; i < n; ++i) {
-                T g = grad[i];
-                if constexpr (decltype(decay_form)::value == 1) p[i] = p[i] * decay;   // AdamW
-                if constexpr (decltype(decay_form)::value == 2) g = g + wd * p[i];     // Adam's L2 term
-                m[i] = flush(m[i] * beta1 + one_minus_beta1 * g);
-                v[i] = flush(v[i] * beta2 + one_minus_beta2 * g * g);
-                const T denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
-                p[i] = p[i] + (-step_size) * (m[i] / denom);
-            }
+            T* const param = params_[k].value;
+            const T* const gradient = params_[k].grad;
+            T* const first = first_[k].data();
+            T* const second = second_[k].data();
+            gemm::parallel_ranges(params_[k].size(), kParallelMinValues, [&](std::size_t begin, std::size_t end) {
+                T* __restrict p = param;
+                const T* __restrict grad = gradient;
+                T* __restrict m = first;
+                T* __restrict v = second;
+                for (std::size_t i = begin; i < end; ++i) {
+                    T g = grad[i];
+                    if constexpr (decltype(decay_form)::value == 1) p[i] = p[i] * decay;   // AdamW
+                    if constexpr (decltype(decay_form)::value == 2) g = g + wd * p[i];     // Adam's L2 term
+                    m[i] = flush(m[i] * beta1 + one_minus_beta1 * g);
+                    v[i] = flush(v[i] * beta2 + one_minus_beta2 * g * g);
+                    const T denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
+                    p[i] = p[i] + (-step_size) * (m[i] / denom);
+                }
+            });
         }
     };
     if (wd == T(0)) update(std::integral_constant<int, 0>{});

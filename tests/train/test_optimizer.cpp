@@ -6,7 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
+
+#include "gemm/gemm.h"
 
 #include "train/optimizer.h"
 
@@ -132,4 +136,33 @@ TEST_CASE("Adam stores a subnormal moment as zero and leaves normal ones exact")
     opt.step();  // m * 0.9f is subnormal here, about 1.1e-38
     CHECK(m * 0.9f != 0.0f);
     CHECK(opt.first_moment(0)[0] == 0.0f);
+}
+
+// A tensor of 200,000 values is updated on gemm's threads, split in parts;
+// each value's update is its own, so one thread and two give the same bits,
+// and a value is updated exactly once (the split covers the tensor).
+TEST_CASE("Adam's update split over threads gives the bits of one thread") {
+    constexpr std::size_t n = 200000;
+    auto train = [](std::size_t threads) {
+        const std::size_t before = gemm::max_threads();
+        gemm::set_max_threads(threads);
+        std::vector<float> p(n), g(n);
+        for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<float>(i % 97) / 97.0f - 0.5f;
+        OptimizerSpec spec{OptimizerKind::adamw, 1e-2};
+        spec.weight_decay = 0.1;
+        Optimizer<float> opt({{"w", {n}, p.data(), g.data()}}, spec);
+        for (int step = 0; step < 3; ++step) {
+            for (std::size_t i = 0; i < n; ++i) g[i] = p[i] * p[i] - 0.1f * static_cast<float>(step);
+            opt.step();
+        }
+        gemm::set_max_threads(before);
+        return p;
+    };
+    const std::vector<float> one = train(1), two = train(2);
+    CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0);
+    // A part updated twice or never would differ from one thread's bits;
+    // and one thread's update does move every value.
+    std::size_t unchanged = 0;
+    for (std::size_t i = 0; i < n; ++i) unchanged += one[i] == static_cast<float>(i % 97) / 97.0f - 0.5f;
+    CHECK(unchanged == 0);
 }
