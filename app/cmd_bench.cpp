@@ -56,37 +56,37 @@ namespace {
 // update of one run, so steps = runs x the config's 'steps'.
 // PyTorch's mean time per step over the config's runs, from the same nets
 // timed one width and activation at a time (width_sweep configs only).
-bench::TorchRun torch_sweep_reference(const runner::Plan& plan, const SweepBenchOptions& o, double* us_per_step) {
-    if (plan.kind->name != "width_sweep") return {false, "not measured (no PyTorch reference for " + plan.kind->name + ")", {}};
+std::string torch_sweep_reference(const runner::Plan& plan, const SweepBenchOptions& o, double* us_per_step) {
+    if (plan.kind->name != "width_sweep") return "not measured (no PyTorch reference for " + plan.kind->name + ")";
     std::map<std::pair<std::string, std::int64_t>, double> steps;  // (activation, width) -> steps
     std::int64_t samples = 0;
     for (const auto& run : plan.runs) {
-        if (run.is_float64()) return {false, "not measured (the reference trains float32; this config trains float64)", {}};
+        if (run.is_float64()) return "not measured (the reference trains float32; this config trains float64)";
         steps[{run.string("activation"), run.integer("model.width")}] += static_cast<double>(run.integer("steps"));
         if (samples != 0 && run.integer("samples") != samples)
-            return {false, "not measured (the runs' sample counts differ)", {}};
+            return "not measured (the runs' sample counts differ)";
         samples = run.integer("samples");
     }
     std::vector<std::string> args = {"sweep", "300", "3", std::to_string(samples)};
     for (const auto& [net, n] : steps) args.push_back(net.first + ":" + std::to_string(net.second));
-    bench::TorchRun torch = bench::run_torch(o.python, args, 1);
+    bench::TorchSession torch(o.python, args, 1);
+    const std::vector<io::Json> records = torch.all_records();
+    if (records.empty()) return torch.about();  // not run, or failed: it says why
     double total_us = 0;
     for (const auto& [net, n] : steps) {
         double us = -1;
-        for (const auto& r : torch.records)
+        for (const auto& r : records)
             if (bench::text_field(r, "activation") == net.first &&
                 bench::number_field(r, "width") == static_cast<double>(net.second))
                 us = bench::number_field(r, "us_per_step");
-        if (us <= 0) {  // a net it did not time: no figure rather than a mean of some
-            if (torch.ran) torch.about += " (no time for " + net.first + ":" + std::to_string(net.second) + ")";
-            return torch;
-        }
+        if (us <= 0)  // a net it did not time: no figure rather than a mean of some
+            return torch.about() + " (no time for " + net.first + ":" + std::to_string(net.second) + ")";
         total_us += n * us;
     }
     double total_steps = 0;
     for (const auto& [net, n] : steps) total_steps += n;
-    if (torch.ran && total_steps > 0) *us_per_step = total_us / total_steps;
-    return torch;
+    if (total_steps > 0) *us_per_step = total_us / total_steps;
+    return torch.about();
 }
 
 report::Table bench_sweep(const SweepBenchOptions& o, std::string* torch_about) {
@@ -111,7 +111,7 @@ report::Table bench_sweep(const SweepBenchOptions& o, std::string* torch_about) 
         .add_column("torch_us_per_step", report::ColumnType::real, 4, true)
         .add_column("vs_torch", report::ColumnType::real, 4, true);  // PyTorch's time per step over ours per core
     double torch_us = 0;
-    *torch_about = torch_sweep_reference(plan, o, &torch_us).about;
+    *torch_about = torch_sweep_reference(plan, o, &torch_us);
     // The kind's counted operations, when it counts them, against the FMA
     // peak of the same threads measured just before (float32 or float64 as
     // the runs train).

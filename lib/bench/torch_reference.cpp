@@ -1,10 +1,7 @@
 #include "bench/torch_reference.h"
 
-#include <sstream>
-
 #include "bench/torch_reference_script.h"  // kTorchReferenceScript, generated from torch_reference.py
 #include "core/error.h"
-#include "io/process.h"
 
 namespace ffn::bench {
 
@@ -18,49 +15,87 @@ double number_field(const io::Json& record, const char* key) {
     return it != record.end() && it->is_number() ? it->get<double>() : -1;
 }
 
-TorchRun run_torch(const std::string& python, const std::vector<std::string>& mode_and_args, std::size_t threads) {
-    TorchRun run;
+TorchSession::TorchSession(const std::string& python, const std::vector<std::string>& mode_and_args, std::size_t threads)
+    : python_(python) {
     if (python.empty()) {
-        run.about = "not measured (--no-torch, or an empty --torch)";
-        return run;
+        about_ = "not measured (--no-torch, or an empty --torch)";
+        return;
     }
     std::vector<std::string> args = {python, "-c", kTorchReferenceScript};
     args.insert(args.end(), mode_and_args.begin(), mode_and_args.end());
     const std::string n = std::to_string(threads);
-    io::ProgramResult result;
     try {
         // Quiet: a Python without torch prints a traceback, which the
-        // benchmark's note replaces with one line.
-        result = io::run_program(args, {{"OPENBLAS_NUM_THREADS", n}, {"OMP_NUM_THREADS", n}, {"PYTHONWARNINGS", "ignore"}},
-                                 /*quiet=*/true);
+        // benchmark's note replaces with one line. Passive OpenMP threads,
+        // and OpenBLAS's asleep after 2^4 cycles idle (its default, 2^28,
+        // is a tenth of a second): while ffn-lab takes its turn, PyTorch's
+        // threads must not spin on a core it needs.
+        program_ = std::make_unique<io::Coprocess>(
+            args,
+            std::map<std::string, std::string>{
+                {"OPENBLAS_NUM_THREADS", n}, {"OPENBLAS_THREAD_TIMEOUT", "4"}, {"OMP_NUM_THREADS", n},
+                {"OMP_WAIT_POLICY", "PASSIVE"}, {"PYTHONWARNINGS", "ignore"}},
+            /*quiet=*/true);
     } catch (const Error& e) {
-        run.about = std::string("not measured: ") + e.what();
-        return run;
+        about_ = std::string("not measured: ") + e.what();
+        return;
     }
-    std::string error;
-    std::istringstream lines(result.output);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.empty()) continue;
-        io::Json record = io::Json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (record.is_discarded() || !record.is_object()) continue;
-        if (record.contains("error")) {
-            error = text_field(record, "error");
-        } else if (record.contains("torch")) {
-            run.about = "PyTorch " + text_field(record, "torch") + ", " + text_field(record, "blas");
-        } else {
-            run.records.push_back(std::move(record));
+    const auto header = next_record();
+    if (!header) return;
+    if (!header->contains("torch")) {
+        fail("its first line names no torch");
+        return;
+    }
+    about_ = "PyTorch " + text_field(*header, "torch") + ", " + text_field(*header, "blas");
+    header_seen_ = true;
+}
+
+void TorchSession::fail(const std::string& why) {
+    if (!program_) return;
+    const int status = program_->finish();
+    program_.reset();
+    const std::string before = header_seen_ ? " after " + about_ : std::string();
+    about_ = python_ + (status != 0 ? " exited with status " + std::to_string(status) : std::string(" stopped"));
+    about_ += why.empty() ? before : ": " + why;
+}
+
+std::optional<io::Json> TorchSession::next_record() {
+    while (program_) {
+        const auto line = program_->read_line();
+        if (!line) {  // its output has ended: a batch mode's normal end, or a failure
+            if (header_seen_ && program_->finish() == 0) {
+                program_.reset();
+                ended_cleanly_ = true;
+            } else {
+                fail(header_seen_ ? "" : "no torch there? (Debian: python3-torch)");
+            }
+            break;
         }
+        io::Json record = io::Json::parse(*line, nullptr, /*allow_exceptions=*/false);
+        if (record.is_discarded() || !record.is_object()) continue;  // not the script's: a library's print
+        if (record.contains("error")) {
+            fail(text_field(record, "error"));
+            break;
+        }
+        return record;
     }
-    if (result.status != 0) {
-        run.about = python + " exited with status " + std::to_string(result.status) +
-                    (!error.empty()        ? ": " + error
-                     : run.about.empty()   ? " (no torch there? Debian: python3-torch)"
-                                           : " after " + run.about);
-        run.records.clear();
-        return run;
+    return std::nullopt;
+}
+
+std::optional<io::Json> TorchSession::ask(const std::string& request) {
+    if (!program_) return std::nullopt;
+    if (!program_->write_line(request)) {
+        fail("it stopped reading its requests");
+        return std::nullopt;
     }
-    run.ran = true;
-    return run;
+    return next_record();
+}
+
+std::vector<io::Json> TorchSession::all_records() {
+    std::vector<io::Json> records;
+    while (auto record = next_record()) records.push_back(std::move(*record));
+    if (!ended_cleanly_) records.clear();
+    return records;
 }
 
 }  // namespace ffn::bench

@@ -5,11 +5,15 @@ OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set to the threads measured. It
 prints one JSON object per line: first what it ran on (torch's version and
 the BLAS library it loaded, with OpenBLAS's kernel core), then one record
 per measurement. Each mode mirrors ffn-lab's own loop: the same shapes,
-float32, the same optimizer, the median over timed steps after a warm-up.
+float32, the same optimizer, timed steps after a warm-up.
 
-  train THREADS STEPS TOKENS D HIDDEN SWIGLU_HIDDEN BLOCK...
-      one training step of an FFN block (MSE against a fixed target, Adam,
-      x needs no gradient), in milliseconds
+  train THREADS TOKENS D HIDDEN SWIGLU_HIDDEN
+      serves ffn-lab's requests, one per line on stdin: a block name (relu,
+      gelu, swiglu) asks for one training step of that FFN block (MSE
+      against a fixed target, Adam, x needs no gradient), timed in
+      milliseconds; the first request for a block builds it and takes a
+      warm-up step first. ffn-lab alternates these steps with its own, so
+      that both see the same moments of a shared machine.
   sweep STEPS REPEATS SAMPLES ACTIVATION:WIDTH...
       one full-batch Adam step of the width sweep's 1-m-1 net on sin(3x)
       over [-2, 2], in microseconds (the mean over STEPS, median of REPEATS)
@@ -41,16 +45,6 @@ def emit(**record):
     print(json.dumps(record), flush=True)
 
 
-def median_ms(step, steps):
-    step()  # warm-up: PyTorch allocates its buffers here
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
-
-
 class Gated(torch.nn.Module):
     def __init__(self, d, hidden):
         super().__init__()
@@ -62,23 +56,32 @@ class Gated(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(x)) * self.up(x))
 
 
-def train(threads, steps, tokens, d, hidden, swiglu_hidden, *blocks):
+def train(threads, tokens, d, hidden, swiglu_hidden):
     torch.manual_seed(0)
     x, y = torch.randn(tokens, d), torch.randn(tokens, d)
-    for block in blocks:
-        if block == "swiglu":
-            net = Gated(d, swiglu_hidden)
-        else:
-            act = torch.nn.ReLU() if block == "relu" else torch.nn.GELU()
-            net = torch.nn.Sequential(torch.nn.Linear(d, hidden), act, torch.nn.Linear(hidden, d))
-        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    steps = {}
+    for line in sys.stdin:
+        block = line.strip()
+        if not block:
+            break
+        if block not in steps:
+            if block == "swiglu":
+                net = Gated(d, swiglu_hidden)
+            else:
+                act = torch.nn.ReLU() if block == "relu" else torch.nn.GELU()
+                net = torch.nn.Sequential(torch.nn.Linear(d, hidden), act, torch.nn.Linear(hidden, d))
+            opt = torch.optim.Adam(net.parameters(), lr=1e-3)
 
-        def step():
-            opt.zero_grad()
-            torch.nn.functional.mse_loss(net(x), y).backward()
-            opt.step()
+            def step(net=net, opt=opt):
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(net(x), y).backward()
+                opt.step()
 
-        emit(block=block, threads=threads, ms_per_step=median_ms(step, steps))
+            step()  # warm-up: PyTorch allocates its buffers here
+            steps[block] = step
+        start = time.perf_counter()
+        steps[block]()
+        emit(block=block, ms=(time.perf_counter() - start) * 1e3)
 
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU,
@@ -111,7 +114,7 @@ def main(mode, *args):
     torch.set_num_threads(threads)
     emit(torch=torch.__version__, blas=blas(), threads=threads)
     if mode == "train":
-        train(*map(int, args[:6]), *args[6:])
+        train(*map(int, args[:5]))
     else:
         sweep(*map(int, args[:3]), *args[3:])
 

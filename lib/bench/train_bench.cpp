@@ -68,13 +68,13 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
 
     for (std::size_t threads : o.threads) {
         const double peak = gemm::measure_fma_peak_gflops(nullptr, threads);
-        // PyTorch first, on the same threads, so that both figures of a row
-        // come from the same few seconds of a shared machine.
-        std::vector<std::string> args = {"train", std::to_string(threads), std::to_string(o.steps), std::to_string(o.tokens),
-                                         std::to_string(o.d), std::to_string(o.hidden), std::to_string(o.swiglu_hidden)};
-        args.insert(args.end(), o.blocks.begin(), o.blocks.end());
-        const TorchRun torch = run_torch(o.python, args, threads);
-        if (torch_about) *torch_about = torch.about;
+        // PyTorch on the same threads, one step of its own after each of
+        // ours, so that both medians come from the same moments of a shared
+        // machine (whose speed moved by half within seconds here).
+        TorchSession torch(o.python,
+                           {"train", std::to_string(threads), std::to_string(o.tokens), std::to_string(o.d),
+                            std::to_string(o.hidden), std::to_string(o.swiglu_hidden)},
+                           threads);
         for (const auto& kind : o.blocks) {
             gemm::set_max_threads(threads);
             Block b = make_block(kind, o);
@@ -89,24 +89,23 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
                 opt.step();
             };
             step();  // warm-up: buffers are allocated here, never in the timed steps
-            std::vector<double> ms;
+            std::vector<double> ms, torch_ms;
             for (int s = 0; s < o.steps; ++s) {
+                if (const auto answer = torch.ask(kind); answer && number_field(*answer, "ms") > 0)
+                    torch_ms.push_back(number_field(*answer, "ms"));
                 const auto t0 = std::chrono::steady_clock::now();
                 step();
                 ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
             }
             const double ms_median = median(ms);
             const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
-            report::Cell torch_ms, vs_torch;
-            for (const auto& r : torch.records)
-                if (text_field(r, "block") == kind && number_field(r, "ms_per_step") > 0) {
-                    torch_ms = number_field(r, "ms_per_step");
-                    vs_torch = number_field(r, "ms_per_step") / ms_median;
-                }
+            const bool have_torch = torch.ok() && torch_ms.size() == ms.size();
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
                        std::string(gemm::active_isa()), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
-                       gflops / peak, loss, torch_ms, vs_torch});
+                       gflops / peak, loss, have_torch ? report::Cell{median(torch_ms)} : report::Cell{},
+                       have_torch ? report::Cell{median(torch_ms) / ms_median} : report::Cell{}});
         }
+        if (torch_about) *torch_about = torch.about();
     }
     gemm::set_max_threads(previous_threads);
     return {t};

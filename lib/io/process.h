@@ -1,21 +1,53 @@
 #pragma once
 // Runs another program directly, with an argument vector and no shell, so
 // nothing in an argument is ever read as shell syntax.
+#include <sys/types.h>
+
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ffn::io {
+
+// A program running beside this one, fed lines on its stdin and read line by
+// line from its stdout: args[0] (looked up on PATH when it has no slash)
+// with args, this process's environment plus `env` (which wins); its stderr
+// is ours, or /dev/null when `quiet`. Throws ffn::Error when it cannot be
+// started. Destroyed before finish(), it is killed and reaped: no orphan
+// outlives an error.
+class Coprocess {
+public:
+    Coprocess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}, bool quiet = false);
+    ~Coprocess();
+    Coprocess(const Coprocess&) = delete;
+    Coprocess& operator=(const Coprocess&) = delete;
+
+    // False when the program no longer reads (it has ended).
+    bool write_line(const std::string& line);
+    // The next line without its newline; nullopt once its output has ended
+    // (or passed 64 MiB, when it is killed: a program that never stops
+    // writing must not fill the memory).
+    std::optional<std::string> read_line();
+    // Closes its stdin, reads what is left of its output and waits for it:
+    // its exit status, 128 + the signal when a signal ended it.
+    int finish(std::string* rest_of_output = nullptr);
+
+private:
+    bool fill();  // reads more output into buffer_; false at its end
+
+    pid_t pid_ = -1;
+    int in_fd_ = -1, out_fd_ = -1;
+    std::string buffer_;
+    std::size_t total_ = 0;
+};
 
 struct ProgramResult {
     int status = 0;      // the exit status; 128 + the signal when a signal ended it
     std::string output;  // what it wrote on stdout
 };
 
-// Runs args[0] (looked up on PATH when it has no slash) with args, this
-// process's environment plus `env` (which wins), and stdin shared; its
-// stderr is ours, or /dev/null when `quiet`. Throws ffn::Error when it
-// cannot be started.
+// Runs a program to its end with nothing on its stdin.
 ProgramResult run_program(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {},
                           bool quiet = false);
 
