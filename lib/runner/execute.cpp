@@ -264,9 +264,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         const std::vector<std::size_t>& unit = units[u];
         try {
             std::vector<Run> runs;
+            std::vector<std::string> keys;  // taken before the runs read their inputs (RunCache::store)
             for (std::size_t i : unit) {
                 runs.push_back(plan.runs[i]);
                 runs.back().artifacts = options.artifacts;
+                keys.push_back(cache.enabled() ? cache.key(plan.kind->name, plan.runs[i]) : std::string());
             }
             if (plan.kind->run_batch) {
                 auto tables = plan.kind->run_batch(runs);
@@ -274,8 +276,8 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
             } else {
                 per_run[unit.front()] = plan.kind->run(runs.front());
             }
-            for (const std::size_t i : unit)
-                if (!cache.store(plan.kind->name, plan.runs[i], per_run[i])) ++not_cached;
+            for (std::size_t k = 0; k < unit.size(); ++k)
+                if (cache.enabled() && !cache.store(keys[k], plan.kind->name, plan.runs[unit[k]], per_run[unit[k]])) ++not_cached;
         } catch (const Error& e) {
             const std::string which = unit.size() == 1 ? "run " + std::to_string(unit.front() + 1)
                                                        : fmt::format("runs {}-{}", unit.front() + 1, unit.back() + 1);

@@ -101,7 +101,8 @@ std::optional<std::vector<report::Table>> RunCache::load_from(const std::string&
     }
 }
 
-bool RunCache::store(const std::string& kind, const Run& run, const std::vector<report::Table>& tables) const {
+bool RunCache::store(const std::string& key, const std::string& kind, const Run& run,
+                     const std::vector<report::Table>& tables) const {
     if (folder_.empty()) return true;
     std::error_code ec;
     fs::create_directories(folder_, ec);
@@ -115,7 +116,7 @@ bool RunCache::store(const std::string& kind, const Run& run, const std::vector<
     for (const auto& t : tables) doc["tables"].push_back(encode(t));
     doc["tables_hash"] = fmt::format("{:016x}", fnv1a64(doc["tables"].dump()));  // an edit that still parses is no entry
     try {
-        io::write_file_atomically((fs::path(folder_) / (key(kind, run) + ".json")).string(), doc.dump() + "\n");
+        io::write_file_atomically((fs::path(folder_) / (key + ".json")).string(), doc.dump() + "\n");
     } catch (const Error&) {
         return false;
     }

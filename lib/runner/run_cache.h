@@ -42,9 +42,13 @@ public:
     // The run's tables when an entry for exactly this run exists. A file
     // that does not parse or belongs to another run is no entry.
     std::optional<std::vector<report::Table>> load(const std::string& kind, const Run& run) const;
-    // False when the entry could not be written (a full disk, a folder
-    // removed under it): the cache only saves work, so the sweep goes on.
-    bool store(const std::string& kind, const Run& run, const std::vector<report::Table>& tables) const;
+    // Files the tables under `key`, which the caller takes from key() just
+    // before the run starts: a weights file rewritten while the run trains
+    // must not file its tables under the new bytes. False when the entry
+    // could not be written (a full disk, a folder removed under it): the
+    // cache only saves work, so the sweep goes on.
+    bool store(const std::string& key, const std::string& kind, const Run& run,
+               const std::vector<report::Table>& tables) const;
 
     std::string key(const std::string& kind, const Run& run) const;
 

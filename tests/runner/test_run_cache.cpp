@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <limits>
 
 #include "report/table_io.h"
@@ -45,7 +47,7 @@ TEST_CASE("RunCache: tables come back bit for bit, NaN and infinities included")
     for (std::size_t i = 0; i < xs.size(); ++i)
         t.add_row({xs[i], static_cast<std::int64_t>(i), std::string("run ") + std::to_string(i), i % 2 == 0});
     t.add_row({ffn::report::Cell{}, std::int64_t{-7}, ffn::report::Cell{}, ffn::report::Cell{}});
-    REQUIRE(cache.store("toy", plan.runs[0], {t}));
+    REQUIRE(cache.store(cache.key("toy", plan.runs[0]), "toy", plan.runs[0], {t}));
     const auto back = cache.load("toy", plan.runs[0]);
     REQUIRE(back);
     REQUIRE(back->size() == 1);
@@ -71,7 +73,7 @@ TEST_CASE("RunCache: another run, another kind or a damaged file finds no entry"
     ffn::report::Table t("result");
     t.add_column("x", ffn::report::ColumnType::real);
     t.add_row({1.5});
-    REQUIRE(cache.store("toy", plan.runs[0], {t}));
+    REQUIRE(cache.store(cache.key("toy", plan.runs[0]), "toy", plan.runs[0], {t}));
     CHECK(cache.load("toy", plan.runs[0]));
     CHECK_FALSE(cache.load("toy", plan.runs[1]));      // another seed
     CHECK_FALSE(cache.load("toy", other_lr.runs[0]));  // another value
@@ -84,7 +86,7 @@ TEST_CASE("RunCache: another run, another kind or a damaged file finds no entry"
     CHECK_FALSE(cache.load("toy", plan.runs[0]));
     // An entry whose values are not the run's (a hash collision, or a file
     // copied in by hand) is no entry either.
-    REQUIRE(cache.store("toy", other_lr.runs[0], {t}));
+    REQUIRE(cache.store(cache.key("toy", other_lr.runs[0]), "toy", other_lr.runs[0], {t}));
     fs::copy_file(dir / (cache.key("toy", other_lr.runs[0]) + ".json"), entry, fs::copy_options::overwrite_existing);
     CHECK_FALSE(cache.load("toy", plan.runs[0]));
 }
@@ -105,4 +107,33 @@ TEST_CASE("execute with a cache: a second run reuses every run and gives the sam
     // A run that writes artifacts is never reused: a reused run writes no files.
     const auto with_files = execute(plan, {.threads = 1, .artifacts = fresh_folder("ffnlab_run_cache_files").string(), .cache = dir});
     CHECK(with_files.manifest["runs_reused"] == 0);
+}
+
+// A run's tables are filed under the weights file's bytes as the run read
+// them: a file rewritten while the run trains (here, by the run itself) is
+// another input, so the next sweep computes again instead of reusing
+// tables that came from the old bytes.
+TEST_CASE("execute with a cache: a weights file rewritten during the run is not filed under its new bytes") {
+    const fs::path weights = fresh_folder("ffnlab_run_cache_weights.bin");
+    { std::ofstream(weights) << "first bytes"; }
+    ffn::runner::Schema schema{{"weights", KeyType::string, "", {}, {}, {}, "a file the run reads"}};
+    auto run = [](const Run& r) {
+        std::ifstream in(r.string("weights"));
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream(r.string("weights")) << "other bytes, written while the run trains";
+        ffn::report::Table t("result");
+        t.add_column("bytes", ffn::report::ColumnType::integer);
+        t.add_row({static_cast<std::int64_t>(bytes.size())});
+        return std::vector<ffn::report::Table>{t};
+    };
+    static const std::vector<ExperimentKind> kinds = {{.name = "reader", .description = "reads a file", .schema = schema, .run = run}};
+    Json config = Json::parse(R"({"experiment": "reader", "seeds": [0]})");
+    config["weights"] = weights.string();
+    const Plan plan = make_plan(config, "cfg.json", {}, kinds);
+    const std::string dir = fresh_folder("ffnlab_run_cache_weights_cache").string();
+    const auto first = execute(plan, {.threads = 1, .cache = dir});
+    const auto second = execute(plan, {.threads = 1, .cache = dir});
+    CHECK(first.manifest["runs_computed"] == 1);
+    CHECK(second.manifest["runs_reused"] == 0);  // the file now holds other bytes
+    CHECK(second.manifest["runs_computed"] == 1);
 }
