@@ -99,8 +99,8 @@ int run_slurm(const SlurmOptions& o) {
         " --shard \"$SLURM_ARRAY_TASK_ID/" + std::to_string(o.shards) + "\" --out " + shell_word((out / "shards").string()) +
         "/\"$SLURM_ARRAY_TASK_ID\"\n";
     std::string merge = header + "#SBATCH --job-name=ffnlab-merge\n#SBATCH --output=" + (scripts / "logs" / "merge.log").string() +
-                        "\n" + body_start + shell_word(self.string()) + " merge";
-    for (std::size_t i = 1; i <= o.shards; ++i) merge += " " + shell_word((out / "shards" / std::to_string(i)).string());
+                        "\n" + body_start + shell_word(self.string()) + " merge --shards-in " +
+                        shell_word((out / "shards").string());  // one argument however many parts (no ARG_MAX)
     merge += " -q --out " + shell_word((out / "tables").string()) + " > /dev/null\n";
     io::write_file_atomically((scripts / "shards.sbatch").string(), array);
     io::write_file_atomically((scripts / "merge.sbatch").string(), merge);

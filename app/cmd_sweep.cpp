@@ -275,7 +275,11 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
 
 CLI::App* setup_merge(CLI::App& app, SweepOptions& o) {
     auto* cmd = app.add_subcommand("merge", "Join the folders of `sweep --shard I/N` into the whole sweep's tables");
-    cmd->add_option("shards", o.merge, "Every shard's --out folder")->required();
+    o.merging = true;
+    cmd->add_option("shards", o.merge, "Every shard's --out folder");
+    cmd->add_option("--shards-in", o.shards_in,
+                    "A folder whose every subfolder is a shard (as `ffn-lab slurm` lays them out): no list to pass, "
+                    "however many parts");
     o.out_option = cmd->add_option("-o,--out", o.out_dir, "Write the tables and manifest here, as sweep --out does");
     cmd->add_option("--table", o.tables, "Print only this table (repeatable); files under --out keep all");
     cmd->add_option("-f,--format", o.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
@@ -287,6 +291,22 @@ CLI::App* setup_merge(CLI::App& app, SweepOptions& o) {
 
 int run_sweep(const SweepOptions& given) {
     SweepOptions o = given;  // merge takes its config from the shards
+    if (!o.shards_in.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(o.shards_in, ec)) throw Error("--shards-in " + o.shards_in + ": no such folder");
+        std::vector<std::string> found;
+        // Hidden folders are not parts: a killed part's staging folder is
+        // one (io::StagedFolder).
+        for (const auto& entry : std::filesystem::directory_iterator(o.shards_in, ec))
+            if (entry.is_directory() && !entry.path().filename().string().starts_with("."))
+                found.push_back(entry.path().string());
+        // 2 before 10: by length, then by name.
+        std::sort(found.begin(), found.end(),
+                  [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+        if (found.empty()) throw Error("--shards-in " + o.shards_in + ": no shard folders in it");
+        o.merge.insert(o.merge.end(), found.begin(), found.end());
+    }
+    if (o.merging && o.merge.empty()) throw Error("merge: name the shard folders, or give --shards-in DIR");
     std::vector<std::string> shard_caches;
     std::optional<runner::Plan> merged;
     if (!o.merge.empty()) merged = plan_from_shards(o.merge, shard_caches, o.config);

@@ -14,6 +14,8 @@ struct SweepOptions {
     CLI::Option* out_option = nullptr;  // --out given without a folder: results/<config>/<time>/
     std::string shard;               // --shard I/N: compute only that part of the grid into --out
     std::vector<std::string> merge;  // `ffn-lab merge DIR...`: the shard folders to join (config: theirs)
+    std::string shards_in;           // `ffn-lab merge --shards-in DIR`: every folder in DIR is one
+    bool merging = false;            // this is `ffn-lab merge`
     std::string cache_dir;  // --cache DIR; empty: OUT/runs with --out, else none
     bool fresh = false;     // --fresh: compute every run, reusing none
     std::string save_weights;

@@ -23,6 +23,12 @@ done
 [ $total = 50 ] || { echo "the 3 shards hold $total runs, not 50"; exit 1; }
 "$ffnlab" merge "$work/shard3" "$work/shard1" "$work/shard2" -q --out "$work/merged" > /dev/null || { echo "merge failed"; exit 1; }
 diff -r --exclude=manifest.json --exclude=runs "$work/single" "$work/merged" || { echo "the merged tables differ from the single run's"; exit 1; }
+# --shards-in: the parts as subfolders 1..3 of one folder (ffn-lab slurm's
+# layout), with a killed part's hidden staging folder beside them.
+mkdir -p "$work/parts/.3.staging-abc123"
+for i in 1 2 3; do cp -r "$work/shard$i" "$work/parts/$i"; done
+"$ffnlab" merge --shards-in "$work/parts" -q --out "$work/merged_in" > /dev/null || { echo "merge --shards-in failed"; exit 1; }
+diff -r --exclude=manifest.json --exclude=runs "$work/single" "$work/merged_in" || { echo "merge --shards-in differs from the single run"; exit 1; }
 refused() {  # refused WHAT REGEX ARGS...: exit 2 with REGEX on stderr
     what=$1
     regex=$2
@@ -30,13 +36,17 @@ refused() {  # refused WHAT REGEX ARGS...: exit 2 with REGEX on stderr
     "$ffnlab" "$@" > /dev/null 2> "$work/err"
     status=$?
     [ $status = 2 ] || { echo "$what: exit $status, not 2"; exit 1; }
-    grep -q "$regex" "$work/err" || { echo "$what: stderr '$(cat "$work/err")' lacks '$regex'"; exit 1; }
+    grep -q -e "$regex" "$work/err" || { echo "$what: stderr '$(cat "$work/err")' lacks '$regex'"; exit 1; }
 }
 refused "a missing shard" "shard 2/3 missing" merge "$work/shard1" "$work/shard3" -q
 refused "a shard twice" "both are shard 1/3" merge "$work/shard1" "$work/shard1" "$work/shard2" "$work/shard3" -q
 "$ffnlab" sweep -c "$config" -q --set lr=0.002 --set steps=20 --shard 2/3 --out "$work/other2" || exit 1
 refused "another sweep's shard" "shards of different sweeps" merge "$work/shard1" "$work/other2" "$work/shard3" -q
 refused "a folder that is no shard" "no shard.json" merge "$work/shard1" "$work/single" "$work/shard3" -q
+rm -r "$work/parts/2"
+refused "--shards-in with a part missing" "shard 2/3 missing" merge --shards-in "$work/parts" -q
+refused "--shards-in of no folder" "--shards-in $work/nowhere: no such folder" merge --shards-in "$work/nowhere" -q
+refused "merge with no shards" "name the shard folders, or give --shards-in DIR" merge -q
 rm "$work/shard2/runs/$(ls "$work/shard2/runs" | head -n 1)"
 refused "a shard that lost a run" "1 of 50 runs are in none of the shards" merge "$work/shard1" "$work/shard2" "$work/shard3" -q
-echo "shards: 3 shards merged into the single run's tables; missing, repeated, foreign and incomplete shards refused"
+echo "shards: 3 shards merged into the single run's tables, listed or --shards-in; missing, repeated, foreign and incomplete shards refused"
