@@ -409,6 +409,52 @@ std::size_t max_threads() {
     return n == 0 ? ThreadPool::hardware_threads() : n;
 }
 
+namespace {
+// An instance's rowwise hook sees rows numbered across the stack.
+template <class T>
+struct OffsetRows {
+    const Epilogue<T>* outer;
+    std::int64_t first_row;
+};
+template <class T>
+void offset_rows(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* context) {
+    const auto* c = static_cast<const OffsetRows<T>*>(context);
+    c->outer->rowwise(row, c->first_row + i, j0, n, c->outer->context);
+}
+}  // namespace
+
+template <class T>
+void gemm_batched(std::int64_t count, Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T alpha,
+                  const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
+                  const Strides& st, const Epilogue<T>& ep) {
+    if (count < 0) throw std::invalid_argument("gemm_batched: negative count");
+    auto one = [&](std::int64_t i) {
+        OffsetRows<T> rows{&ep, i * M};
+        Epilogue<T> mine = ep;
+        if (ep.bias) mine.bias = ep.bias + i * st.bias;
+        if (ep.aux) mine.aux = ep.aux + i * st.aux;
+        if (ep.rowwise) {
+            mine.rowwise = offset_rows<T>;
+            mine.context = &rows;
+        }
+        gemm<T>(ta, tb, M, N, K, alpha, A + i * st.a, lda, B + i * st.b, ldb, beta, C + i * st.c, ldc, mine);
+    };
+    const std::size_t threads = ThreadPool::in_task() ? 1 : max_threads();
+    if (threads <= 1 || count < static_cast<std::int64_t>(threads)) {
+        for (std::int64_t i = 0; i < count; ++i) one(i);  // each product may use every thread itself
+        return;
+    }
+    // One instance per task: a gemm inside a task runs on that thread alone.
+    pool_for(threads).parallel_for(static_cast<std::size_t>(count), [&](std::size_t i) { one(static_cast<std::int64_t>(i)); });
+}
+
+template void gemm_batched<float>(std::int64_t, Trans, Trans, std::int64_t, std::int64_t, std::int64_t, float,
+                                  const float*, std::int64_t, const float*, std::int64_t, float, float*, std::int64_t,
+                                  const Strides&, const Epilogue<float>&);
+template void gemm_batched<double>(std::int64_t, Trans, Trans, std::int64_t, std::int64_t, std::int64_t, double,
+                                   const double*, std::int64_t, const double*, std::int64_t, double, double*,
+                                   std::int64_t, const Strides&, const Epilogue<double>&);
+
 template void gemm<float>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
                           const float*, std::int64_t, float, float*, std::int64_t, const Epilogue<float>&);
 template void gemm<double>(Trans, Trans, std::int64_t, std::int64_t, std::int64_t, double, const double*,

@@ -61,6 +61,22 @@ void gemm(Trans trans_a, Trans trans_b, std::int64_t M, std::int64_t N, std::int
           const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
           const Epilogue<T>& epilogue = {});
 
+// `count` independent products of one shape, as one call (many small
+// models trained as one computation): instance i is gemm() on A + i *
+// stride_a, B + i * stride_b and C + i * stride_c, with the epilogue's bias
+// and aux advanced by bias_stride and aux_stride per instance, and its
+// rowwise hook given row i * M + r (so a hook indexing a stack of the
+// instances' [M, N] outputs finds its own). The instances are spread over
+// the threads when there are enough of them; each gets the bits gemm()
+// gives it alone, whatever the threads.
+struct Strides {
+    std::int64_t a = 0, b = 0, c = 0, bias = 0, aux = 0;
+};
+template <class T>
+void gemm_batched(std::int64_t count, Trans trans_a, Trans trans_b, std::int64_t M, std::int64_t N, std::int64_t K,
+                  T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
+                  const Strides& strides, const Epilogue<T>& epilogue = {});
+
 // The kernel family in use: "avx512", "avx2" or "ref". Chosen once, at first
 // use, from CPUID and the OS's saved register state; FFNLAB_ISA=ref|avx2|avx512
 // caps it (asking for more than the machine has falls back to what it has).

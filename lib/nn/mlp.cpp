@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "nn/row_hooks.h"
 
 namespace ffn::nn {
 
@@ -22,31 +23,6 @@ std::span<T> all(Matrix<T>& M) {
 template <class T>
 std::span<const T> all(const Matrix<T>& M) {
     return {M.data(), M.size()};
-}
-
-// A smooth activation's layers keep act'(z) from the forward pass, computed
-// with act(z) (which shares its exp or erfc), for the backward pass to
-// multiply by: one formula per value and step instead of two.
-template <class T>
-struct KeptDerivative {
-    Activation activation;
-    T* derivative;
-    std::int64_t columns;
-};
-
-template <class T>
-void activate_rows(T* z, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const KeptDerivative<T>*>(p);
-    const auto length = static_cast<std::size_t>(n);
-    activate_keeping_derivative<T>(c->activation, std::span<T>(z, length),
-                                   std::span<T>(c->derivative + i * c->columns + j0, length));
-}
-
-template <class T>
-void times_derivative_rows(T* g, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const KeptDerivative<T>*>(p);
-    const T* __restrict d = c->derivative + i * c->columns + j0;
-    for (std::int64_t k = 0; k < n; ++k) g[k] = g[k] * d[k];
 }
 
 }  // namespace
@@ -73,8 +49,8 @@ const Matrix<T>& MLP<T>::forward(const Matrix<T>& X) {
             linear_forward(layers[l], *in, out_[l]);
         } else if (smooth) {
             ensure_shape(derivative_[l], in->shape()[0], layers[l].out_features());
-            KeptDerivative<T> keep{activation, derivative_[l].data(), static_cast<std::int64_t>(layers[l].out_features())};
-            linear_forward<T>(layers[l], *in, out_[l], nullptr, nullptr, {activate_rows<T>, &keep});
+            hooks::KeptDerivative<T> keep{activation, derivative_[l].data(), static_cast<std::int64_t>(layers[l].out_features())};
+            linear_forward<T>(layers[l], *in, out_[l], nullptr, nullptr, {hooks::activate_rows<T>, &keep});
             if (this->hook) this->hook(l, out_[l]);
         } else {
             linear_forward(layers[l], *in, out_[l], &activation);
@@ -94,10 +70,10 @@ const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
         if (l > 0) {
             // dL/dz of the layer below, with act' fused into the product.
             if (smooth) {
-                KeptDerivative<T> kept{activation, derivative_[l - 1].data(),
+                hooks::KeptDerivative<T> kept{activation, derivative_[l - 1].data(),
                                        static_cast<std::int64_t>(layers[l - 1].out_features())};
                 linear_backward_input<T>(layers[l], *g, grad_[l - 1], T(0), nullptr, nullptr,
-                                         {times_derivative_rows<T>, &kept});
+                                         {hooks::times_derivative_rows<T>, &kept});
             } else {
                 linear_backward_input(layers[l], *g, grad_[l - 1], T(0), &activation, &out_[l - 1]);
             }

@@ -11,6 +11,13 @@ namespace ffn::train {
 template <class T>
 double mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, nn::Matrix<T>& grad);
 
+// The same for a stack of `instances` equal slices of Y (nn/batched.h):
+// each instance's loss, and each slice of grad, as mse_loss gives them for
+// that instance alone.
+template <class T>
+std::vector<double> batched_mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, std::size_t instances,
+                                     nn::Matrix<T>& grad);
+
 // Mean over rows of -log softmax(logits)[target], with the log-sum-exp taken
 // around the row maximum so large logits do not overflow. `target` holds one
 // class index per row (as a number). grad = (softmax - onehot) / rows.
