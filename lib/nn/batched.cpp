@@ -167,24 +167,80 @@ void BatchedMLP<T>::backward(const Matrix<T>& dY) {
     }
 }
 
+namespace {
+template <class T>
+void add_parameters(BatchedLinear<T>& layer, const std::string& name, std::vector<ParamRef<T>>& out) {
+    out.push_back({name + "weight", {layer.weight.shape()[0], layer.weight.shape()[1]}, layer.weight.data(),
+                   layer.weight_grad.data()});
+    if (layer.has_bias())
+        out.push_back({name + "bias", {layer.bias.shape()[0], layer.bias.shape()[1]}, layer.bias.data(), layer.bias_grad.data()});
+}
+}  // namespace
+
 template <class T>
 std::vector<ParamRef<T>> BatchedMLP<T>::parameters() {
     std::vector<ParamRef<T>> out;
-    for (std::size_t l = 0; l < layers.size(); ++l) {
-        auto& layer = layers[l];
-        const std::string name = "layer" + std::to_string(l) + ".";
-        out.push_back({name + "weight", {layer.weight.shape()[0], layer.weight.shape()[1]}, layer.weight.data(),
-                       layer.weight_grad.data()});
-        if (layer.has_bias())
-            out.push_back({name + "bias", {layer.bias.shape()[0], layer.bias.shape()[1]}, layer.bias.data(),
-                           layer.bias_grad.data()});
-    }
+    for (std::size_t l = 0; l < layers.size(); ++l) add_parameters(layers[l], "layer" + std::to_string(l) + ".", out);
+    return out;
+}
+
+template <class T>
+BatchedGatedMLP<T>::BatchedGatedMLP(std::size_t instances, std::size_t d, std::size_t hidden, Activation act, bool bias)
+    : gate(instances, d, hidden, bias), up(instances, d, hidden, bias), down(instances, hidden, d, bias), activation(act) {}
+
+template <class T>
+void BatchedGatedMLP<T>::set_instance(std::size_t i, const GatedMLP<T>& block) {
+    gate.set_instance(i, block.gate);
+    up.set_instance(i, block.up);
+    down.set_instance(i, block.down);
+}
+
+template <class T>
+void BatchedGatedMLP<T>::get_instance(std::size_t i, GatedMLP<T>& block) const {
+    gate.get_instance(i, block.gate);
+    up.get_instance(i, block.up);
+    down.get_instance(i, block.down);
+}
+
+// GatedMLP::forward and backward on the stack, with the same hooks.
+template <class T>
+const Matrix<T>& BatchedGatedMLP<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    const auto columns = as_i64(gate.out_features());
+    ensure_shape(pre_gate_, X.shape()[0], gate.out_features());
+    hooks::KeptInput<T> keep{activation, pre_gate_.data(), columns};
+    batched_forward<T>(gate, X, act_gate_, false, {hooks::keep_input_and_activate_rows<T>, &keep});
+    ensure_shape(hidden_, X.shape()[0], gate.out_features());
+    hooks::GateProduct<T> product{act_gate_.data(), hidden_.data(), columns};
+    batched_forward<T>(up, X, up_out_, false, {hooks::gate_product_rows<T>, &product});
+    batched_forward(down, hidden_, out_);
+    return out_;
+}
+
+template <class T>
+void BatchedGatedMLP<T>::backward(const Matrix<T>& dY) {
+    batched_backward_params(down, hidden_, dY);
+    ensure_shape(d_gate_, dY.shape()[0], gate.out_features());
+    hooks::GateBackward<T> chain{activation,     act_gate_.data(), up_out_.data(), pre_gate_.data(),
+                                 d_gate_.data(), as_i64(gate.out_features())};
+    batched_backward_input<T>(down, dY, d_up_, nullptr, {hooks::gate_backward_rows<T>, &chain});
+    batched_backward_params(gate, *input_, d_gate_);
+    batched_backward_params(up, *input_, d_up_);
+}
+
+template <class T>
+std::vector<ParamRef<T>> BatchedGatedMLP<T>::parameters() {
+    std::vector<ParamRef<T>> out;
+    add_parameters(gate, "gate.", out);
+    add_parameters(up, "up.", out);
+    add_parameters(down, "down.", out);
     return out;
 }
 
 #define FFNLAB_INSTANTIATE(T)                                                                                   \
     template class BatchedLinear<T>;                                                                            \
     template class BatchedMLP<T>;                                                                               \
+    template class BatchedGatedMLP<T>;                                                                          \
     template void batched_forward<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, bool, RowHook<T>);  \
     template void batched_backward_params<T>(BatchedLinear<T>&, const Matrix<T>&, const Matrix<T>&);            \
     template void batched_backward_input<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, const Matrix<T>*, \

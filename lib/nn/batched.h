@@ -76,4 +76,26 @@ private:
     std::vector<Matrix<T>> derivative_, out_, grad_;
 };
 
+// GatedMLP's batched form: I blocks down(act(gate(x)) * up(x)).
+template <class T>
+class BatchedGatedMLP {
+public:
+    BatchedGatedMLP(std::size_t instances, std::size_t d, std::size_t hidden, Activation act, bool bias = false);
+
+    std::size_t instances() const { return gate.instances(); }
+    void set_instance(std::size_t i, const GatedMLP<T>& block);
+    void get_instance(std::size_t i, GatedMLP<T>& block) const;
+
+    const Matrix<T>& forward(const Matrix<T>& X);  // X: [instances * tokens, d]
+    void backward(const Matrix<T>& dY);            // parameters' gradients (x needs none)
+    std::vector<ParamRef<T>> parameters();
+
+    BatchedLinear<T> gate, up, down;
+    Activation activation;
+
+private:
+    const Matrix<T>* input_ = nullptr;
+    Matrix<T> pre_gate_, act_gate_, up_out_, hidden_, out_, d_gate_, d_up_;
+};
+
 }  // namespace ffn::nn

@@ -114,63 +114,13 @@ template <class T>
 GatedMLP<T>::GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias)
     : gate(d, hidden, bias), up(d, hidden, bias), down(hidden, d, bias), activation(act) {}
 
-namespace {
-
-// The gated block's elementwise work, done in the epilogues of the products
-// that produce its operands (on every gemm thread, on tiles still in
-// cache) rather than in passes of their own over [tokens, hidden]. Each
-// value gets the operations the plain loops gave it, in the same order.
-template <class T>
-struct GateProduct {  // forward: h = act(g) * u, in the epilogue of u = up(x)
-    const T* act_gate;
-    T* hidden;
-    std::int64_t columns;
-};
-
-template <class T>
-void gate_product_rows(T* u, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const GateProduct<T>*>(p);
-    const T* __restrict a = c->act_gate + i * c->columns + j0;
-    T* __restrict h = c->hidden + i * c->columns + j0;
-    for (std::int64_t k = 0; k < n; ++k) h[k] = a[k] * u[k];
-}
-
-// backward: with dh = dL/dh in the epilogue of dh = dY W_down, dL/du = dh *
-// act(g) replaces dh in place and dL/dg = dh * u * act'(g) goes to d_gate.
-template <class T>
-struct GateBackward {
-    Activation activation;
-    const T* act_gate;
-    const T* up;
-    const T* pre_gate;
-    T* d_gate;
-    std::int64_t columns;
-};
-
-template <class T>
-void gate_backward_rows(T* dh, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const GateBackward<T>*>(p);
-    const std::int64_t at = i * c->columns + j0;
-    const T* __restrict a = c->act_gate + at;
-    const T* __restrict u = c->up + at;
-    T* __restrict dg = c->d_gate + at;
-    for (std::int64_t k = 0; k < n; ++k) {
-        dg[k] = dh[k] * u[k];
-        dh[k] = dh[k] * a[k];
-    }
-    const auto length = static_cast<std::size_t>(n);
-    multiply_by_derivative<T>(c->activation, std::span<const T>(c->pre_gate + at, length), std::span<T>(dg, length));
-}
-
-}  // namespace
-
 template <class T>
 const Matrix<T>& GatedMLP<T>::forward(const Matrix<T>& X) {
     input_ = &X;
     linear_forward(gate, X, act_gate_, &activation, &pre_gate_);
     ensure_shape(hidden_, X.shape()[0], gate.out_features());
-    GateProduct<T> product{act_gate_.data(), hidden_.data(), static_cast<std::int64_t>(gate.out_features())};
-    linear_forward<T>(up, X, up_out_, nullptr, nullptr, {gate_product_rows<T>, &product});
+    hooks::GateProduct<T> product{act_gate_.data(), hidden_.data(), static_cast<std::int64_t>(gate.out_features())};
+    linear_forward<T>(up, X, up_out_, nullptr, nullptr, {hooks::gate_product_rows<T>, &product});
     if (this->hook) this->hook(0, hidden_);
     linear_forward(down, hidden_, out_);
     return out_;
@@ -180,9 +130,9 @@ template <class T>
 const Matrix<T>& GatedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
     linear_backward_params(down, hidden_, dY);
     ensure_shape(d_gate_, dY.shape()[0], gate.out_features());
-    GateBackward<T> chain{activation, act_gate_.data(), up_out_.data(), pre_gate_.data(), d_gate_.data(),
+    hooks::GateBackward<T> chain{activation, act_gate_.data(), up_out_.data(), pre_gate_.data(), d_gate_.data(),
                           static_cast<std::int64_t>(gate.out_features())};
-    linear_backward_input<T>(down, dY, d_up_, T(0), nullptr, nullptr, {gate_backward_rows<T>, &chain});
+    linear_backward_input<T>(down, dY, d_up_, T(0), nullptr, nullptr, {hooks::gate_backward_rows<T>, &chain});
     linear_backward_params(gate, *input_, d_gate_);
     linear_backward_params(up, *input_, d_up_);
     if (!need_input_grad) {

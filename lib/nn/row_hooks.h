@@ -1,8 +1,10 @@
 #pragma once
-// The gemm-epilogue hooks of a layer that keeps act'(z) from its forward
-// pass (nn::RowHook): shared by MLP and BatchedMLP. Indices are i * columns
+// The feed-forward blocks' gemm-epilogue hooks (nn::RowHook), shared by
+// each block and its batched form: the kept derivative of MLP, the gate
+// products of GatedMLP. Indices are i * columns
 // + j0 + k into matrices of the output's shape (for BatchedMLP, the stack of
 // the instances' outputs, whose rows gemm_batched numbers across the stack).
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -32,6 +34,68 @@ void times_derivative_rows(T* g, std::int64_t i, std::int64_t j0, std::int64_t n
     const auto* c = static_cast<const KeptDerivative<T>*>(p);
     const T* __restrict d = c->derivative + i * c->columns + j0;
     for (std::int64_t k = 0; k < n; ++k) g[k] = g[k] * d[k];
+}
+
+// The gated block's elementwise work, done in the epilogues of the products
+// that produce its operands (on every gemm thread, on tiles still in
+// cache) rather than in passes of their own over [tokens, hidden]. Each
+// value gets the operations the plain loops gave it, in the same order.
+template <class T>
+struct GateProduct {  // forward: h = act(g) * u, in the epilogue of u = up(x)
+    const T* act_gate;
+    T* hidden;
+    std::int64_t columns;
+};
+
+template <class T>
+void gate_product_rows(T* u, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+    const auto* c = static_cast<const GateProduct<T>*>(p);
+    const T* __restrict a = c->act_gate + i * c->columns + j0;
+    T* __restrict h = c->hidden + i * c->columns + j0;
+    for (std::int64_t k = 0; k < n; ++k) h[k] = a[k] * u[k];
+}
+
+// backward: with dh = dL/dh in the epilogue of dh = dY W_down, dL/du = dh *
+// act(g) replaces dh in place and dL/dg = dh * u * act'(g) goes to d_gate.
+template <class T>
+struct GateBackward {
+    Activation activation;
+    const T* act_gate;
+    const T* up;
+    const T* pre_gate;
+    T* d_gate;
+    std::int64_t columns;
+};
+
+template <class T>
+void gate_backward_rows(T* dh, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+    const auto* c = static_cast<const GateBackward<T>*>(p);
+    const std::int64_t at = i * c->columns + j0;
+    const T* __restrict a = c->act_gate + at;
+    const T* __restrict u = c->up + at;
+    T* __restrict dg = c->d_gate + at;
+    for (std::int64_t k = 0; k < n; ++k) {
+        dg[k] = dh[k] * u[k];
+        dh[k] = dh[k] * a[k];
+    }
+    const auto length = static_cast<std::size_t>(n);
+    multiply_by_derivative<T>(c->activation, std::span<const T>(c->pre_gate + at, length), std::span<T>(dg, length));
+}
+
+// Keeps z (when pre is set) and applies act in place: linear_forward's own
+// epilogue for an activation with a kept pre-activation.
+template <class T>
+struct KeptInput {
+    Activation activation;
+    T* pre;
+    std::int64_t columns;
+};
+
+template <class T>
+void keep_input_and_activate_rows(T* z, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
+    const auto* c = static_cast<const KeptInput<T>*>(p);
+    std::copy(z, z + n, c->pre + i * c->columns + j0);
+    activate_inplace<T>(c->activation, std::span<T>(z, static_cast<std::size_t>(n)));
 }
 
 }  // namespace ffn::nn::hooks

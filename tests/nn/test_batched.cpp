@@ -1,4 +1,4 @@
-// Instance-batched training (nn/batched.h): I nets trained as one
+// Instance-batched training (nn/batched.h): I nets (MLPs, gated blocks) trained as one
 // computation (one gemm_batched call per product, one optimizer over the
 // stacked parameters, one stacked loss) end with the bits each net reaches
 // trained alone, for every activation family (relu and identity through
@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,26 +31,28 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
     return std::memcmp(a, b, n * sizeof(T)) == 0;
 }
 
-template <class T>
-void check_batched_equals_alone(nn::Activation act, const train::OptimizerSpec& spec, std::size_t threads) {
+// Trains I nets alone and batched for 4 steps from the same weights and
+// data, and compares every loss and weight bit for bit. `make_alone(i)`
+// gives instance i's net (initialised), `make_batched()` the batched form.
+template <class T, class Alone, class Batched>
+void check_batched_equals_alone(const std::function<Alone(std::size_t)>& make_alone,
+                                const std::function<Batched()>& make_batched, std::size_t d_in, std::size_t d_out,
+                                const train::OptimizerSpec& spec, std::size_t threads) {
     constexpr std::size_t I = 3, tokens = 23;
-    const std::vector<std::size_t> widths = {5, 16, 7, 2};
     const std::size_t before = gemm::max_threads();
     gemm::set_max_threads(threads);
 
-    std::vector<nn::MLP<T>> alone;
-    nn::BatchedMLP<T> batched(I, widths, act);
+    std::vector<Alone> alone;
+    Batched batched = make_batched();
     std::vector<nn::Matrix<T>> X, Y;
-    nn::Matrix<T> Xs = nn::Matrix<T>::from_shape({I * tokens, widths.front()});
-    nn::Matrix<T> Ys = nn::Matrix<T>::from_shape({I * tokens, widths.back()});
+    nn::Matrix<T> Xs = nn::Matrix<T>::from_shape({I * tokens, d_in});
+    nn::Matrix<T> Ys = nn::Matrix<T>::from_shape({I * tokens, d_out});
     for (std::size_t i = 0; i < I; ++i) {
-        alone.emplace_back(widths, act);
-        Rng init = Rng::stream(i, 0, "init");
-        nn::initialize(alone[i], {nn::InitScheme::torch_default}, init);
+        alone.push_back(make_alone(i));
         batched.set_instance(i, alone[i]);
         Rng data = Rng::stream(i, 0, "data");
-        X.push_back(nn::Matrix<T>::from_shape({tokens, widths.front()}));
-        Y.push_back(nn::Matrix<T>::from_shape({tokens, widths.back()}));
+        X.push_back(nn::Matrix<T>::from_shape({tokens, d_in}));
+        Y.push_back(nn::Matrix<T>::from_shape({tokens, d_out}));
         for (auto& x : X[i]) x = static_cast<T>(data.normal());
         for (auto& y : Y[i]) y = static_cast<T>(data.normal());
         std::memcpy(Xs.data() + i * X[i].size(), X[i].data(), X[i].size() * sizeof(T));
@@ -77,17 +80,44 @@ void check_batched_equals_alone(nn::Activation act, const train::OptimizerSpec& 
     for (std::size_t i = 0; i < I; ++i) {
         CAPTURE(i);
         CHECK(losses_alone[i] == losses_batched[i]);
-        nn::MLP<T> trained(widths, act);
+        Alone trained = make_alone(0);
         batched.get_instance(i, trained);
-        for (std::size_t l = 0; l < trained.layers.size(); ++l) {
-            CAPTURE(l);
-            CHECK(same_bits(trained.layers[l].weight.data(), alone[i].layers[l].weight.data(), trained.layers[l].weight.size()));
-            CHECK(same_bits(trained.layers[l].bias.data(), alone[i].layers[l].bias.data(), trained.layers[l].bias.size()));
+        const auto got = trained.parameters(), want = alone[i].parameters();
+        REQUIRE(got.size() == want.size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            CAPTURE(want[k].name);
+            CHECK(same_bits(got[k].value, want[k].value, want[k].size()));
         }
     }
     // The nets did train (a test of equality between two frozen copies
     // would pass without a batched step).
     CHECK(losses_alone[0].back() != losses_alone[0].front());
+}
+
+template <class T>
+void check_mlp(nn::Activation act, const train::OptimizerSpec& spec, std::size_t threads) {
+    const std::vector<std::size_t> widths = {5, 16, 7, 2};
+    check_batched_equals_alone<T, nn::MLP<T>, nn::BatchedMLP<T>>(
+        [&](std::size_t i) {
+            nn::MLP<T> net(widths, act);
+            Rng init = Rng::stream(i, 0, "init");
+            nn::initialize(net, {nn::InitScheme::torch_default}, init);
+            return net;
+        },
+        [&] { return nn::BatchedMLP<T>(3, widths, act); }, widths.front(), widths.back(), spec, threads);
+}
+
+template <class T>
+void check_gated(nn::Activation act, bool bias, const train::OptimizerSpec& spec, std::size_t threads) {
+    constexpr std::size_t d = 6, hidden = 11;
+    check_batched_equals_alone<T, nn::GatedMLP<T>, nn::BatchedGatedMLP<T>>(
+        [&](std::size_t i) {
+            nn::GatedMLP<T> block(d, hidden, act, bias);
+            Rng init = Rng::stream(i, 0, "init");
+            nn::initialize(block, {nn::InitScheme::torch_default}, init);
+            return block;
+        },
+        [&] { return nn::BatchedGatedMLP<T>(3, d, hidden, act, bias); }, d, d, spec, threads);
 }
 
 train::OptimizerSpec optimizer(train::OptimizerKind kind) {
@@ -106,9 +136,22 @@ TEST_CASE("batched MLPs train to the bits of each MLP alone: every activation fa
                 CAPTURE(std::string(nn::to_string(act)));
                 CAPTURE(static_cast<int>(kind));
                 CAPTURE(threads);
-                check_batched_equals_alone<float>(act, optimizer(kind), threads);
+                check_mlp<float>(act, optimizer(kind), threads);
             }
-    check_batched_equals_alone<double>(nn::Activation::silu, optimizer(train::OptimizerKind::adam), 2);
+    check_mlp<double>(nn::Activation::silu, optimizer(train::OptimizerKind::adam), 2);
+}
+
+TEST_CASE("batched gated blocks train to the bits of each alone: every GLU variant, with and without bias") {
+    for (const auto& variant : nn::gated_variant_names())
+        for (const bool bias : {false, true})
+            for (const std::size_t threads : {1, 2}) {
+                CAPTURE(variant);
+                CAPTURE(bias);
+                CAPTURE(threads);
+                check_gated<float>(nn::gated_variant_activation(variant), bias, optimizer(train::OptimizerKind::adamw),
+                                   threads);
+            }
+    check_gated<double>(nn::Activation::silu, true, optimizer(train::OptimizerKind::sgd), 2);
 }
 
 TEST_CASE("a stack that does not split into the instances is refused") {
