@@ -81,6 +81,19 @@ int run_slurm(const SlurmOptions& o) {
     if (!o.partition.empty()) sbatch_value("partition", o.partition);
     if (!o.time.empty()) sbatch_value("time", o.time);
     if (!o.mem.empty()) sbatch_value("mem", o.mem);
+    // The merge job takes every folder in OUT/shards: one that this array's
+    // tasks will not rewrite (an earlier, longer array's) would spoil it.
+    if (fs::is_directory(out / "shards", ec))
+        for (const auto& entry : fs::directory_iterator(out / "shards", ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.starts_with(".")) continue;  // a killed task's staging folder
+            const bool part = !name.empty() && name.size() < 7 && name.find_first_not_of("0123456789") == std::string::npos &&
+                              name[0] != '0' && std::stoul(name) <= o.shards;
+            if (!part)
+                throw Error(fmt::format("{}: not a part of this {}-part array (an earlier array's?); remove it or choose "
+                                        "another --out",
+                                        entry.path().string(), o.shards));
+        }
     fs::create_directories(scripts / "logs", ec);
     if (ec) throw Error(o.out_dir + ": cannot create " + (scripts / "logs").string() + " (" + ec.message() + ")");
 

@@ -300,6 +300,7 @@ int run_sweep(const SweepOptions& given) {
         for (const auto& entry : std::filesystem::directory_iterator(o.shards_in, ec))
             if (entry.is_directory() && !entry.path().filename().string().starts_with("."))
                 found.push_back(entry.path().string());
+        if (ec) throw Error("--shards-in " + o.shards_in + ": cannot list it (" + ec.message() + ")");
         // 2 before 10: by length, then by name.
         std::sort(found.begin(), found.end(),
                   [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });

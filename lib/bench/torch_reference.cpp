@@ -50,9 +50,9 @@ TorchSession::TorchSession(const std::string& python, const std::vector<std::str
     header_seen_ = true;
 }
 
-void TorchSession::fail(const std::string& why) {
+void TorchSession::fail(const std::string& why, std::optional<int> exit_status) {
     if (!program_) return;
-    const int status = program_->finish();
+    const int status = exit_status ? *exit_status : program_->terminate();
     program_.reset();
     const std::string before = header_seen_ ? " after " + about_ : std::string();
     about_ = python_ + (status != 0 ? " exited with status " + std::to_string(status) : std::string(" stopped"));
@@ -63,18 +63,22 @@ std::optional<io::Json> TorchSession::next_record() {
     while (program_) {
         const auto line = program_->read_line();
         if (!line) {  // its output has ended: a batch mode's normal end, or a failure
-            if (header_seen_ && program_->finish() == 0) {
+            const int status = program_->finish();
+            if (header_seen_ && status == 0 && !serving_) {
                 program_.reset();
                 ended_cleanly_ = true;
             } else {
-                fail(header_seen_ ? "" : "no torch there? (Debian: python3-torch)");
+                fail(!header_seen_ ? "no torch there? (Debian: python3-torch)"
+                     : serving_    ? "it ended before answering"
+                                   : "",
+                     status);
             }
             break;
         }
         io::Json record = io::Json::parse(*line, nullptr, /*allow_exceptions=*/false);
         if (record.is_discarded() || !record.is_object()) continue;  // not the script's: a library's print
-        if (record.contains("error")) {
-            fail(text_field(record, "error"));
+        if (record.contains("error")) {  // the script's last line: it exits after it
+            fail(text_field(record, "error"), program_->finish());
             break;
         }
         return record;
@@ -84,6 +88,7 @@ std::optional<io::Json> TorchSession::next_record() {
 
 std::optional<io::Json> TorchSession::ask(const std::string& request) {
     if (!program_) return std::nullopt;
+    serving_ = true;
     if (!program_->write_line(request)) {
         fail("it stopped reading its requests");
         return std::nullopt;
@@ -92,6 +97,7 @@ std::optional<io::Json> TorchSession::ask(const std::string& request) {
 }
 
 std::vector<io::Json> TorchSession::all_records() {
+    if (program_) program_->close_input();  // a batch mode reads no requests
     std::vector<io::Json> records;
     while (auto record = next_record()) records.push_back(std::move(*record));
     if (!ended_cleanly_) records.clear();

@@ -42,12 +42,15 @@ public:
 
 private:
     std::optional<io::Json> next_record();  // the next record; an error record ends the session
-    void fail(const std::string& why);
+    // Ends the session: about() says why. Without its exit status (it has
+    // not ended by itself), the program is killed first.
+    void fail(const std::string& why, std::optional<int> exit_status = std::nullopt);
 
     std::string python_;
     std::unique_ptr<io::Coprocess> program_;
     std::string about_;
     bool header_seen_ = false, ended_cleanly_ = false;
+    bool serving_ = false;  // asked for answers: its end is a failure
 };
 
 }  // namespace ffn::bench

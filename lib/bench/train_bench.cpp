@@ -91,7 +91,10 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
             step();  // warm-up: buffers are allocated here, never in the timed steps
             std::vector<double> ms, torch_ms;
             for (int s = 0; s < o.steps; ++s) {
-                if (const auto answer = torch.ask(kind); answer && number_field(*answer, "ms") > 0)
+                // An answer for another block (a stray line of some library's)
+                // is no answer: the steps would no longer pair up.
+                if (const auto answer = torch.ask(kind);
+                    answer && text_field(*answer, "block") == kind && number_field(*answer, "ms") > 0)
                     torch_ms.push_back(number_field(*answer, "ms"));
                 const auto t0 = std::chrono::steady_clock::now();
                 step();
@@ -105,7 +108,13 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
                        gflops / peak, loss, have_torch ? report::Cell{median(torch_ms)} : report::Cell{},
                        have_torch ? report::Cell{median(torch_ms) / ms_median} : report::Cell{}});
         }
-        if (torch_about) *torch_about = torch.about();
+        // One line for every thread count, unless they all say the same.
+        if (torch_about) {
+            const std::string here = torch.about();
+            if (torch_about->empty()) *torch_about = here;
+            else if (torch_about->find(here) == std::string::npos)
+                *torch_about += "; on " + std::to_string(threads) + " threads: " + here;
+        }
     }
     gemm::set_max_threads(previous_threads);
     return {t};

@@ -396,12 +396,13 @@ void gemm(Trans ta, Trans tb, std::int64_t M, std::int64_t N, std::int64_t K, T 
 void set_max_threads(std::size_t threads) { g_max_threads.store(threads); }
 
 void parallel_ranges(std::size_t n, std::size_t min_parallel, const std::function<void(std::size_t, std::size_t)>& body) {
-    const std::size_t threads = (ThreadPool::in_task() || n < min_parallel) ? 1 : std::min(max_threads(), n);
-    if (threads <= 1) {
+    const std::size_t threads = (ThreadPool::in_task() || n < min_parallel) ? 1 : max_threads();
+    if (threads <= 1 || n < 2) {
         if (n > 0) body(0, n);
         return;
     }
-    pool_for(threads).parallel_for(threads, [&](std::size_t t) { body(n * t / threads, n * (t + 1) / threads); });
+    const std::size_t parts = std::min(threads, n);  // gemm's own pool: a pool of another size would be rebuilt
+    pool_for(threads).parallel_for(parts, [&](std::size_t t) { body(n * t / parts, n * (t + 1) / parts); });
 }
 
 std::size_t max_threads() {

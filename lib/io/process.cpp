@@ -22,7 +22,7 @@ constexpr std::size_t kMaxOutput = std::size_t{64} << 20;
 }  // namespace
 
 Coprocess::Coprocess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, bool quiet) {
-    if (args.empty()) throw Error("run_program: no program");
+    if (args.empty()) throw Error("Coprocess: no program to run");
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) {
         const std::string entry = *e;
@@ -66,10 +66,25 @@ Coprocess::Coprocess(const std::vector<std::string>& args, const std::map<std::s
 }
 
 Coprocess::~Coprocess() {
-    if (pid_ > 0) {
-        ::kill(pid_, SIGKILL);
-        finish();
+    if (pid_ > 0) terminate();
+}
+
+void Coprocess::close_input() {
+    if (in_fd_ >= 0) {
+        ::close(in_fd_);
+        in_fd_ = -1;
     }
+}
+
+int Coprocess::terminate() {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    close_input();
+    if (out_fd_ >= 0) {
+        ::close(out_fd_);
+        out_fd_ = -1;
+    }
+    buffer_.clear();
+    return wait();
 }
 
 bool Coprocess::write_line(const std::string& line) {
@@ -131,14 +146,15 @@ std::optional<std::string> Coprocess::read_line() {
 }
 
 int Coprocess::finish(std::string* rest_of_output) {
-    if (in_fd_ >= 0) {
-        ::close(in_fd_);
-        in_fd_ = -1;
-    }
+    close_input();
     while (fill()) {
     }
     if (rest_of_output) rest_of_output->swap(buffer_);
     buffer_.clear();
+    return wait();
+}
+
+int Coprocess::wait() {
     if (pid_ <= 0) return 128;
     int status = 0;
     pid_t waited;

@@ -29,12 +29,18 @@ public:
     // (or passed 64 MiB, when it is killed: a program that never stops
     // writing must not fill the memory).
     std::optional<std::string> read_line();
+    // Closes its stdin (it sees the end of its input).
+    void close_input();
     // Closes its stdin, reads what is left of its output and waits for it:
     // its exit status, 128 + the signal when a signal ended it.
     int finish(std::string* rest_of_output = nullptr);
+    // Kills it and waits for it without reading on (a grandchild may hold
+    // its stdout open): for a program that has failed or will not stop.
+    int terminate();
 
 private:
     bool fill();  // reads more output into buffer_; false at its end
+    int wait();   // reaps it: its status
 
     pid_t pid_ = -1;
     int in_fd_ = -1, out_fd_ = -1;

@@ -40,6 +40,7 @@ BatchedLinear<T>::BatchedLinear(std::size_t instances, std::size_t in, std::size
 template <class T>
 void BatchedLinear<T>::set_instance(std::size_t i, const Linear<T>& layer) {
     const std::size_t out = out_features(), in = in_features();
+    if (i >= instances_) throw Error("BatchedLinear::set_instance: no instance " + std::to_string(i));
     if (layer.out_features() != out || layer.in_features() != in || layer.has_bias() != has_bias())
         throw Error("BatchedLinear::set_instance: another shape");
     std::copy(layer.weight.data(), layer.weight.data() + out * in, weight.data() + i * out * in);
@@ -49,6 +50,7 @@ void BatchedLinear<T>::set_instance(std::size_t i, const Linear<T>& layer) {
 template <class T>
 void BatchedLinear<T>::get_instance(std::size_t i, Linear<T>& layer) const {
     const std::size_t out = out_features(), in = in_features();
+    if (i >= instances_) throw Error("BatchedLinear::get_instance: no instance " + std::to_string(i));
     if (layer.out_features() != out || layer.in_features() != in || layer.has_bias() != has_bias())
         throw Error("BatchedLinear::get_instance: another shape");
     std::copy(weight.data() + i * out * in, weight.data() + (i + 1) * out * in, layer.weight.data());
@@ -76,6 +78,7 @@ template <class T>
 void batched_backward_params(BatchedLinear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY) {
     const std::size_t I = layer.instances(), in = layer.in_features(), out = layer.out_features();
     const std::size_t tokens = tokens_of(X, I, in, "BatchedLinear");
+    if (tokens_of(dY, I, out, "BatchedLinear backward") != tokens) throw Error("BatchedLinear backward: dY and X differ in tokens");
     gemm::gemm_batched<T>(as_i64(I), Trans::yes, Trans::no, as_i64(out), as_i64(in), as_i64(tokens), T(1), dY.data(), as_i64(out),
                           X.data(), as_i64(in), T(0), layer.weight_grad.data(), as_i64(in),
                           {.a = as_i64(tokens * out), .b = as_i64(tokens * in), .c = as_i64(out * in)});

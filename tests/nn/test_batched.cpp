@@ -37,8 +37,8 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
 template <class T, class Alone, class Batched>
 void check_batched_equals_alone(const std::function<Alone(std::size_t)>& make_alone,
                                 const std::function<Batched()>& make_batched, std::size_t d_in, std::size_t d_out,
-                                const train::OptimizerSpec& spec, std::size_t threads) {
-    constexpr std::size_t I = 3, tokens = 23;
+                                const train::OptimizerSpec& spec, std::size_t threads, std::size_t I = 3,
+                                std::size_t tokens = 23) {
     const std::size_t before = gemm::max_threads();
     gemm::set_max_threads(threads);
 
@@ -152,6 +152,26 @@ TEST_CASE("batched gated blocks train to the bits of each alone: every GLU varia
                                    threads);
             }
     check_gated<double>(nn::Activation::silu, true, optimizer(train::OptimizerKind::sgd), 2);
+}
+
+// Products big enough for the packed kernels, whose per-tile epilogues run
+// the hooks, and for a net alone to split each product over two threads
+// while the batched one runs each instance on one thread.
+TEST_CASE("batched MLPs equal each alone on packed, threaded products") {
+    constexpr std::size_t I = 2, tokens = 128;
+    const std::vector<std::size_t> widths = {64, 256, 64};
+    for (const auto act : {nn::Activation::relu, nn::Activation::gelu}) {
+        CAPTURE(std::string(nn::to_string(act)));
+        check_batched_equals_alone<float, nn::MLP<float>, nn::BatchedMLP<float>>(
+            [&](std::size_t i) {
+                nn::MLP<float> net(widths, act);
+                Rng init = Rng::stream(i, 0, "init");
+                nn::initialize(net, {nn::InitScheme::torch_default}, init);
+                return net;
+            },
+            [&] { return nn::BatchedMLP<float>(I, widths, act); }, widths.front(), widths.back(),
+            optimizer(train::OptimizerKind::adam), 2, I, tokens);
+    }
 }
 
 TEST_CASE("a stack that does not split into the instances is refused") {
