@@ -143,7 +143,7 @@ const Matrix<T>& BatchedMLP<T>::forward(const Matrix<T>& X) {
             batched_forward(layers[l], *in, out_[l]);
         } else if (smooth) {
             ensure_shape(derivative_[l], in->shape()[0], layers[l].out_features());
-            hooks::KeptDerivative<T> keep{activation, derivative_[l].data(), as_i64(layers[l].out_features())};
+            hooks::KeptRows<T> keep{activation, derivative_[l].data(), as_i64(layers[l].out_features())};
             batched_forward<T>(layers[l], *in, out_[l], false, {hooks::activate_rows<T>, &keep});
         } else {
             batched_forward(layers[l], *in, out_[l], relu);
@@ -161,7 +161,7 @@ void BatchedMLP<T>::backward(const Matrix<T>& dY) {
         batched_backward_params(layers[l], l == 0 ? *input_ : out_[l - 1], *g);
         if (l == 0) break;
         if (smooth) {
-            hooks::KeptDerivative<T> kept{activation, derivative_[l - 1].data(), as_i64(layers[l - 1].out_features())};
+            hooks::KeptRows<T> kept{activation, derivative_[l - 1].data(), as_i64(layers[l - 1].out_features())};
             batched_backward_input<T>(layers[l], *g, grad_[l - 1], nullptr, {hooks::times_derivative_rows<T>, &kept});
         } else {
             batched_backward_input(layers[l], *g, grad_[l - 1], relu ? &out_[l - 1] : nullptr);
@@ -211,7 +211,7 @@ const Matrix<T>& BatchedGatedMLP<T>::forward(const Matrix<T>& X) {
     input_ = &X;
     const auto columns = as_i64(gate.out_features());
     ensure_shape(pre_gate_, X.shape()[0], gate.out_features());
-    hooks::KeptInput<T> keep{activation, pre_gate_.data(), columns};
+    hooks::KeptRows<T> keep{activation, pre_gate_.data(), columns};
     batched_forward<T>(gate, X, act_gate_, false, {hooks::keep_input_and_activate_rows<T>, &keep});
     ensure_shape(hidden_, X.shape()[0], gate.out_features());
     hooks::GateProduct<T> product{act_gate_.data(), hidden_.data(), columns};

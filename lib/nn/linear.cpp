@@ -5,26 +5,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "nn/row_hooks.h"
 
 namespace ffn::nn {
 
 namespace {
 
 using gemm::Trans;
-
-template <class T>
-struct ForwardContext {
-    Activation act;
-    T* pre;
-    std::int64_t ld;
-};
-
-template <class T>
-void forward_rows(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const ForwardContext<T>*>(p);
-    if (c->pre) std::copy(row, row + n, c->pre + i * c->ld + j0);
-    activate_inplace<T>(c->act, std::span<T>(row, static_cast<std::size_t>(n)));
-}
 
 template <class T>
 struct BackwardContext {
@@ -64,13 +51,13 @@ void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, co
     ensure_shape(Y, tokens, out);
     gemm::Epilogue<T> ep;
     ep.bias = layer.has_bias() ? layer.bias.data() : nullptr;
-    ForwardContext<T> ctx{};
+    hooks::KeptRows<T> ctx{};
     if (act && *act == Activation::relu && !pre) {
         ep.pointwise = gemm::Pointwise::relu;  // in the kernels' SIMD epilogue
     } else if (act && *act != Activation::identity) {
         if (pre) ensure_shape(*pre, tokens, out);
         ctx = {*act, pre ? pre->data() : nullptr, i64(out)};
-        ep.rowwise = forward_rows<T>;
+        ep.rowwise = hooks::keep_input_and_activate_rows<T>;
         ep.context = &ctx;
     }
     if (then.fn) {

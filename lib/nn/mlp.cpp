@@ -49,7 +49,7 @@ const Matrix<T>& MLP<T>::forward(const Matrix<T>& X) {
             linear_forward(layers[l], *in, out_[l]);
         } else if (smooth) {
             ensure_shape(derivative_[l], in->shape()[0], layers[l].out_features());
-            hooks::KeptDerivative<T> keep{activation, derivative_[l].data(), static_cast<std::int64_t>(layers[l].out_features())};
+            hooks::KeptRows<T> keep{activation, derivative_[l].data(), static_cast<std::int64_t>(layers[l].out_features())};
             linear_forward<T>(layers[l], *in, out_[l], nullptr, nullptr, {hooks::activate_rows<T>, &keep});
             if (this->hook) this->hook(l, out_[l]);
         } else {
@@ -70,7 +70,7 @@ const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
         if (l > 0) {
             // dL/dz of the layer below, with act' fused into the product.
             if (smooth) {
-                hooks::KeptDerivative<T> kept{activation, derivative_[l - 1].data(),
+                hooks::KeptRows<T> kept{activation, derivative_[l - 1].data(),
                                        static_cast<std::int64_t>(layers[l - 1].out_features())};
                 linear_backward_input<T>(layers[l], *g, grad_[l - 1], T(0), nullptr, nullptr,
                                          {hooks::times_derivative_rows<T>, &kept});

@@ -12,27 +12,29 @@
 
 namespace ffn::nn::hooks {
 
+// An activation and the matrix its hook keeps: act'(z) for activate_rows
+// and times_derivative_rows, z itself for keep_input_and_activate_rows.
 template <class T>
-struct KeptDerivative {
+struct KeptRows {
     Activation activation;
-    T* derivative;
+    T* kept;
     std::int64_t columns;
 };
 
 // z -> act(z) in place, act'(z) into the kept matrix.
 template <class T>
 void activate_rows(T* z, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const KeptDerivative<T>*>(p);
+    const auto* c = static_cast<const KeptRows<T>*>(p);
     const auto length = static_cast<std::size_t>(n);
     activate_keeping_derivative<T>(c->activation, std::span<T>(z, length),
-                                   std::span<T>(c->derivative + i * c->columns + j0, length));
+                                   std::span<T>(c->kept + i * c->columns + j0, length));
 }
 
 // dL/dh -> dL/dz = dL/dh * act'(z), with the kept act'(z).
 template <class T>
 void times_derivative_rows(T* g, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const KeptDerivative<T>*>(p);
-    const T* __restrict d = c->derivative + i * c->columns + j0;
+    const auto* c = static_cast<const KeptRows<T>*>(p);
+    const T* __restrict d = c->kept + i * c->columns + j0;
     for (std::int64_t k = 0; k < n; ++k) g[k] = g[k] * d[k];
 }
 
@@ -82,19 +84,12 @@ void gate_backward_rows(T* dh, std::int64_t i, std::int64_t j0, std::int64_t n, 
     multiply_by_derivative<T>(c->activation, std::span<const T>(c->pre_gate + at, length), std::span<T>(dg, length));
 }
 
-// Keeps z (when pre is set) and applies act in place: linear_forward's own
-// epilogue for an activation with a kept pre-activation.
-template <class T>
-struct KeptInput {
-    Activation activation;
-    T* pre;
-    std::int64_t columns;
-};
-
+// Keeps z (unless kept is null) and applies act in place: linear_forward's
+// epilogue for an activation the SIMD finish does not fuse.
 template <class T>
 void keep_input_and_activate_rows(T* z, std::int64_t i, std::int64_t j0, std::int64_t n, void* p) {
-    const auto* c = static_cast<const KeptInput<T>*>(p);
-    std::copy(z, z + n, c->pre + i * c->columns + j0);
+    const auto* c = static_cast<const KeptRows<T>*>(p);
+    if (c->kept) std::copy(z, z + n, c->kept + i * c->columns + j0);
     activate_inplace<T>(c->activation, std::span<T>(z, static_cast<std::size_t>(n)));
 }
 
