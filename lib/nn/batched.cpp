@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "gemm/gemm.h"
+#include "nn/norm.h"
 #include "nn/row_hooks.h"
 
 namespace ffn::nn {
@@ -25,7 +26,35 @@ std::size_t tokens_of(const Matrix<T>& X, std::size_t instances, std::size_t fea
     return X.shape()[0] / instances;
 }
 
+template <class T>
+void copy_instance(Module<T>& batched, std::size_t i, Module<T>& alone, bool into_batched) {
+    const auto stacked = batched.parameters(), single = alone.parameters();
+    if (stacked.size() != single.size()) throw Error("set_instance: the modules have different parameters");
+    for (std::size_t p = 0; p < stacked.size(); ++p) {
+        const std::size_t n = single[p].size();
+        if (stacked[p].name != single[p].name || n == 0 || stacked[p].size() % n != 0)
+            throw Error("set_instance: parameter '" + stacked[p].name + "' does not stack '" + single[p].name + "'");
+        if (i >= stacked[p].size() / n)
+            throw Error("set_instance: no instance " + std::to_string(i) + " in '" + stacked[p].name + "'");
+        T* slice = stacked[p].value + i * n;
+        if (into_batched)
+            std::copy(single[p].value, single[p].value + n, slice);
+        else
+            std::copy(slice, slice + n, single[p].value);
+    }
+}
+
 }  // namespace
+
+template <class T>
+void set_instance(Module<T>& batched, std::size_t i, Module<T>& alone) {
+    copy_instance(batched, i, alone, true);
+}
+
+template <class T>
+void get_instance(Module<T>& batched, std::size_t i, Module<T>& alone) {
+    copy_instance(batched, i, alone, false);
+}
 
 template <class T>
 BatchedLinear<T>::BatchedLinear(std::size_t instances, std::size_t in, std::size_t out, bool with_bias)
@@ -38,23 +67,9 @@ BatchedLinear<T>::BatchedLinear(std::size_t instances, std::size_t in, std::size
 }
 
 template <class T>
-void BatchedLinear<T>::set_instance(std::size_t i, const Linear<T>& layer) {
-    const std::size_t out = out_features(), in = in_features();
-    if (i >= instances_) throw Error("BatchedLinear::set_instance: no instance " + std::to_string(i));
-    if (layer.out_features() != out || layer.in_features() != in || layer.has_bias() != has_bias())
-        throw Error("BatchedLinear::set_instance: another shape");
-    std::copy(layer.weight.data(), layer.weight.data() + out * in, weight.data() + i * out * in);
-    if (has_bias()) std::copy(layer.bias.data(), layer.bias.data() + out, bias.data() + i * out);
-}
-
-template <class T>
-void BatchedLinear<T>::get_instance(std::size_t i, Linear<T>& layer) const {
-    const std::size_t out = out_features(), in = in_features();
-    if (i >= instances_) throw Error("BatchedLinear::get_instance: no instance " + std::to_string(i));
-    if (layer.out_features() != out || layer.in_features() != in || layer.has_bias() != has_bias())
-        throw Error("BatchedLinear::get_instance: another shape");
-    std::copy(weight.data() + i * out * in, weight.data() + (i + 1) * out * in, layer.weight.data());
-    if (has_bias()) std::copy(bias.data() + i * out, bias.data() + (i + 1) * out, layer.bias.data());
+void BatchedLinear<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    out.push_back({prefix + "weight", {instances_, out_features(), in_features()}, weight.data(), weight_grad.data()});
+    if (has_bias()) out.push_back({prefix + "bias", {instances_, out_features()}, bias.data(), bias_grad.data()});
 }
 
 // Each call is linear_forward's (or linear_backward_*'s) product with the
@@ -92,11 +107,14 @@ void batched_backward_params(BatchedLinear<T>& layer, const Matrix<T>& X, const 
 }
 
 template <class T>
-void batched_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, const Matrix<T>* relu_out,
-                            RowHook<T> then) {
+void batched_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta,
+                            const Matrix<T>* relu_out, RowHook<T> then) {
     const std::size_t I = layer.instances(), in = layer.in_features(), out = layer.out_features();
     const std::size_t tokens = tokens_of(dY, I, out, "BatchedLinear backward");
-    ensure_shape(dX, I * tokens, in);
+    if (beta == T(0))
+        ensure_shape(dX, I * tokens, in);
+    else if (dX.shape()[0] != I * tokens || dX.shape()[1] != in)
+        throw Error("BatchedLinear backward: accumulating into a dX of another shape");
     gemm::Epilogue<T> ep;
     if (relu_out) {
         ep.pointwise = gemm::Pointwise::relu_grad;
@@ -106,13 +124,16 @@ void batched_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, 
     ep.rowwise = then.fn;
     ep.context = then.context;
     gemm::gemm_batched<T>(as_i64(I), Trans::no, Trans::no, as_i64(tokens), as_i64(in), as_i64(out), T(1), dY.data(), as_i64(out),
-                          layer.weight.data(), as_i64(in), T(0), dX.data(), as_i64(in),
+                          layer.weight.data(), as_i64(in), beta, dX.data(), as_i64(in),
                           {.a = as_i64(tokens * out), .b = as_i64(out * in), .c = as_i64(tokens * in), .aux = as_i64(tokens * in)}, ep);
 }
 
+// ---------------------------------------------------------------------------
+// BatchedMLP: MLP::forward and backward, layer for layer, on the stack.
+
 template <class T>
 BatchedMLP<T>::BatchedMLP(std::size_t instances, const std::vector<std::size_t>& widths, Activation act, bool bias)
-    : activation(act), instances_(instances) {
+    : activation(act) {
     if (widths.size() < 2) throw Error("BatchedMLP needs at least an input and an output width");
     for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(instances, widths[i], widths[i + 1], bias);
     derivative_.resize(layers.size());
@@ -120,19 +141,6 @@ BatchedMLP<T>::BatchedMLP(std::size_t instances, const std::vector<std::size_t>&
     grad_.resize(layers.size());
 }
 
-template <class T>
-void BatchedMLP<T>::set_instance(std::size_t i, const MLP<T>& net) {
-    if (net.layers.size() != layers.size()) throw Error("BatchedMLP::set_instance: another depth");
-    for (std::size_t l = 0; l < layers.size(); ++l) layers[l].set_instance(i, net.layers[l]);
-}
-
-template <class T>
-void BatchedMLP<T>::get_instance(std::size_t i, MLP<T>& net) const {
-    if (net.layers.size() != layers.size()) throw Error("BatchedMLP::get_instance: another depth");
-    for (std::size_t l = 0; l < layers.size(); ++l) layers[l].get_instance(i, net.layers[l]);
-}
-
-// MLP::forward and backward, layer for layer, on the stack.
 template <class T>
 const Matrix<T>& BatchedMLP<T>::forward(const Matrix<T>& X) {
     input_ = &X;
@@ -148,64 +156,49 @@ const Matrix<T>& BatchedMLP<T>::forward(const Matrix<T>& X) {
         } else {
             batched_forward(layers[l], *in, out_[l], relu);
         }
+        if (l + 1 < layers.size() && this->hook) this->hook(l, out_[l]);
         in = &out_[l];
     }
     return out_.back();
 }
 
 template <class T>
-void BatchedMLP<T>::backward(const Matrix<T>& dY) {
+const Matrix<T>& BatchedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
     const bool smooth = !derivative_from_output(activation), relu = activation == Activation::relu;
     const Matrix<T>* g = &dY;
     for (std::size_t l = layers.size(); l-- > 0;) {
         batched_backward_params(layers[l], l == 0 ? *input_ : out_[l - 1], *g);
-        if (l == 0) break;
-        if (smooth) {
-            hooks::KeptRows<T> kept{activation, derivative_[l - 1].data(), as_i64(layers[l - 1].out_features())};
-            batched_backward_input<T>(layers[l], *g, grad_[l - 1], nullptr, {hooks::times_derivative_rows<T>, &kept});
-        } else {
-            batched_backward_input(layers[l], *g, grad_[l - 1], relu ? &out_[l - 1] : nullptr);
+        if (l > 0) {
+            if (smooth) {
+                hooks::KeptRows<T> kept{activation, derivative_[l - 1].data(), as_i64(layers[l - 1].out_features())};
+                batched_backward_input<T>(layers[l], *g, grad_[l - 1], T(0), nullptr, {hooks::times_derivative_rows<T>, &kept});
+            } else {
+                batched_backward_input(layers[l], *g, grad_[l - 1], T(0), relu ? &out_[l - 1] : nullptr);
+            }
+            g = &grad_[l - 1];
+        } else if (need_input_grad) {
+            batched_backward_input(layers[0], *g, input_grad_);
+            return input_grad_;
         }
-        g = &grad_[l - 1];
     }
+    input_grad_ = Matrix<T>();
+    return input_grad_;
 }
 
-namespace {
 template <class T>
-void add_parameters(BatchedLinear<T>& layer, const std::string& name, std::vector<ParamRef<T>>& out) {
-    out.push_back({name + "weight", {layer.weight.shape()[0], layer.weight.shape()[1]}, layer.weight.data(),
-                   layer.weight_grad.data()});
-    if (layer.has_bias())
-        out.push_back({name + "bias", {layer.bias.shape()[0], layer.bias.shape()[1]}, layer.bias.data(), layer.bias_grad.data()});
+void BatchedMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        layers[l].collect_parameters(prefix + mlp_layer_name(l, layers.size()) + ".", out);
 }
-}  // namespace
 
-template <class T>
-std::vector<ParamRef<T>> BatchedMLP<T>::parameters() {
-    std::vector<ParamRef<T>> out;
-    for (std::size_t l = 0; l < layers.size(); ++l) add_parameters(layers[l], "layer" + std::to_string(l) + ".", out);
-    return out;
-}
+// ---------------------------------------------------------------------------
+// BatchedGatedMLP: GatedMLP::forward and backward on the stack, with the
+// same hooks.
 
 template <class T>
 BatchedGatedMLP<T>::BatchedGatedMLP(std::size_t instances, std::size_t d, std::size_t hidden, Activation act, bool bias)
     : gate(instances, d, hidden, bias), up(instances, d, hidden, bias), down(instances, hidden, d, bias), activation(act) {}
 
-template <class T>
-void BatchedGatedMLP<T>::set_instance(std::size_t i, const GatedMLP<T>& block) {
-    gate.set_instance(i, block.gate);
-    up.set_instance(i, block.up);
-    down.set_instance(i, block.down);
-}
-
-template <class T>
-void BatchedGatedMLP<T>::get_instance(std::size_t i, GatedMLP<T>& block) const {
-    gate.get_instance(i, block.gate);
-    up.get_instance(i, block.up);
-    down.get_instance(i, block.down);
-}
-
-// GatedMLP::forward and backward on the stack, with the same hooks.
 template <class T>
 const Matrix<T>& BatchedGatedMLP<T>::forward(const Matrix<T>& X) {
     input_ = &X;
@@ -216,37 +209,213 @@ const Matrix<T>& BatchedGatedMLP<T>::forward(const Matrix<T>& X) {
     ensure_shape(hidden_, X.shape()[0], gate.out_features());
     hooks::GateProduct<T> product{act_gate_.data(), hidden_.data(), columns};
     batched_forward<T>(up, X, up_out_, false, {hooks::gate_product_rows<T>, &product});
+    if (this->hook) this->hook(0, hidden_);
     batched_forward(down, hidden_, out_);
     return out_;
 }
 
 template <class T>
-void BatchedGatedMLP<T>::backward(const Matrix<T>& dY) {
+const Matrix<T>& BatchedGatedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
     batched_backward_params(down, hidden_, dY);
     ensure_shape(d_gate_, dY.shape()[0], gate.out_features());
     hooks::GateBackward<T> chain{activation,     act_gate_.data(), up_out_.data(), pre_gate_.data(),
                                  d_gate_.data(), as_i64(gate.out_features())};
-    batched_backward_input<T>(down, dY, d_up_, nullptr, {hooks::gate_backward_rows<T>, &chain});
+    batched_backward_input<T>(down, dY, d_up_, T(0), nullptr, {hooks::gate_backward_rows<T>, &chain});
     batched_backward_params(gate, *input_, d_gate_);
     batched_backward_params(up, *input_, d_up_);
+    if (!need_input_grad) {
+        input_grad_ = Matrix<T>();
+        return input_grad_;
+    }
+    batched_backward_input(gate, d_gate_, input_grad_);
+    batched_backward_input(up, d_up_, input_grad_, T(1));
+    return input_grad_;
 }
 
 template <class T>
-std::vector<ParamRef<T>> BatchedGatedMLP<T>::parameters() {
-    std::vector<ParamRef<T>> out;
-    add_parameters(gate, "gate.", out);
-    add_parameters(up, "up.", out);
-    add_parameters(down, "down.", out);
-    return out;
+void BatchedGatedMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    gate.collect_parameters(prefix + "gate.", out);
+    up.collect_parameters(prefix + "up.", out);
+    down.collect_parameters(prefix + "down.", out);
 }
 
-#define FFNLAB_INSTANTIATE(T)                                                                                   \
-    template class BatchedLinear<T>;                                                                            \
-    template class BatchedMLP<T>;                                                                               \
-    template class BatchedGatedMLP<T>;                                                                          \
-    template void batched_forward<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, bool, RowHook<T>);  \
-    template void batched_backward_params<T>(BatchedLinear<T>&, const Matrix<T>&, const Matrix<T>&);            \
-    template void batched_backward_input<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, const Matrix<T>*, \
+// ---------------------------------------------------------------------------
+// BatchedBilinearMLP: BilinearMLP's passes on the stack. Its elementwise
+// loops run over the whole stack, each value getting the operations it gets
+// alone.
+
+template <class T>
+BatchedBilinearMLP<T>::BatchedBilinearMLP(std::size_t instances, std::size_t d, std::size_t hidden, std::size_t rank,
+                                          Activation act, bool bias)
+    : down(instances, hidden, d, bias), activation(act) {
+    if (rank < 1) throw Error("BatchedBilinearMLP: rank must be at least 1");
+    for (std::size_t r = 0; r < rank; ++r) {
+        q.emplace_back(instances, d, hidden, bias);
+        k.emplace_back(instances, d, hidden, bias);
+    }
+    qx_.resize(rank);
+    kx_.resize(rank);
+}
+
+template <class T>
+const Matrix<T>& BatchedBilinearMLP<T>::forward(const Matrix<T>& X) {
+    input_ = &X;
+    ensure_shape(pre_, X.shape()[0], down.in_features());
+    std::fill(pre_.begin(), pre_.end(), T(0));
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        batched_forward(q[r], X, qx_[r]);
+        batched_forward(k[r], X, kx_[r]);
+        T* s = pre_.data();
+        const T *a = qx_[r].data(), *b = kx_[r].data();
+        for (std::size_t i = 0; i < pre_.size(); ++i) s[i] += a[i] * b[i];
+    }
+    hidden_ = pre_;
+    activate_inplace<T>(activation, {hidden_.data(), hidden_.size()});
+    if (this->hook) this->hook(0, hidden_);
+    batched_forward(down, hidden_, out_);
+    return out_;
+}
+
+template <class T>
+const Matrix<T>& BatchedBilinearMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    batched_backward_params(down, hidden_, dY);
+    batched_backward_input(down, dY, d_hidden_);
+    multiply_by_derivative<T>(activation, {pre_.data(), pre_.size()}, {d_hidden_.data(), d_hidden_.size()});
+    ensure_shape(d_q_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    ensure_shape(d_k_, d_hidden_.shape()[0], d_hidden_.shape()[1]);
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        const T *ds = d_hidden_.data(), *a = qx_[r].data(), *b = kx_[r].data();
+        T *dq = d_q_.data(), *dk = d_k_.data();
+        for (std::size_t i = 0; i < d_hidden_.size(); ++i) {
+            dq[i] = ds[i] * b[i];
+            dk[i] = ds[i] * a[i];
+        }
+        batched_backward_params(q[r], *input_, d_q_);
+        batched_backward_params(k[r], *input_, d_k_);
+        if (need_input_grad) {
+            batched_backward_input(q[r], d_q_, input_grad_, r == 0 ? T(0) : T(1));
+            batched_backward_input(k[r], d_k_, input_grad_, T(1));
+        }
+    }
+    if (!need_input_grad) input_grad_ = Matrix<T>();
+    return input_grad_;
+}
+
+template <class T>
+void BatchedBilinearMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    for (std::size_t r = 0; r < q.size(); ++r) {
+        q[r].collect_parameters(prefix + "q" + std::to_string(r) + ".", out);
+        k[r].collect_parameters(prefix + "k" + std::to_string(r) + ".", out);
+    }
+    down.collect_parameters(prefix + "down.", out);
+}
+
+// ---------------------------------------------------------------------------
+// The batched norms: the norms' row loops, instance by instance, each with
+// its own slice of the scale and shift.
+
+template <class T>
+BatchedLayerNorm<T>::BatchedLayerNorm(std::size_t instances, std::size_t d, double eps_)
+    : weight(xt::ones<T>({instances, d})),
+      bias(xt::zeros<T>({instances, d})),
+      weight_grad(xt::zeros<T>({instances, d})),
+      bias_grad(xt::zeros<T>({instances, d})),
+      eps(eps_) {
+    if (instances < 1) throw Error("BatchedLayerNorm: at least one instance");
+}
+
+template <class T>
+const Matrix<T>& BatchedLayerNorm<T>::forward(const Matrix<T>& X) {
+    const std::size_t I = weight.shape()[0], d = weight.shape()[1];
+    const std::size_t tokens = tokens_of(X, I, d, "BatchedLayerNorm");
+    ensure_shape(xhat_, I * tokens, d);
+    ensure_shape(out_, I * tokens, d);
+    if (rstd_.size() != I * tokens) rstd_ = Vector<T>::from_shape({I * tokens});
+    for (std::size_t i = 0; i < I; ++i) {
+        const std::size_t rows = i * tokens * d;
+        layer_norm_rows(X.data() + rows, tokens, d, weight.data() + i * d, bias.data() + i * d, eps, xhat_.data() + rows,
+                        out_.data() + rows, rstd_.data() + i * tokens);
+    }
+    return out_;
+}
+
+template <class T>
+const Matrix<T>& BatchedLayerNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    const std::size_t I = weight.shape()[0], d = weight.shape()[1];
+    const std::size_t tokens = tokens_of(dY, I, d, "BatchedLayerNorm backward");
+    std::fill(weight_grad.begin(), weight_grad.end(), T(0));
+    std::fill(bias_grad.begin(), bias_grad.end(), T(0));
+    if (need_input_grad) ensure_shape(input_grad_, I * tokens, d);
+    for (std::size_t i = 0; i < I; ++i) {
+        const std::size_t rows = i * tokens * d;
+        layer_norm_backward_rows(dY.data() + rows, xhat_.data() + rows, rstd_.data() + i * tokens, tokens, d,
+                                 weight.data() + i * d, weight_grad.data() + i * d, bias_grad.data() + i * d,
+                                 need_input_grad ? input_grad_.data() + rows : nullptr);
+    }
+    if (!need_input_grad) input_grad_ = Matrix<T>();
+    return input_grad_;
+}
+
+template <class T>
+void BatchedLayerNorm<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    out.push_back({prefix + "weight", {weight.shape()[0], weight.shape()[1]}, weight.data(), weight_grad.data()});
+    out.push_back({prefix + "bias", {bias.shape()[0], bias.shape()[1]}, bias.data(), bias_grad.data()});
+}
+
+template <class T>
+BatchedRMSNorm<T>::BatchedRMSNorm(std::size_t instances, std::size_t d, double eps_)
+    : weight(xt::ones<T>({instances, d})), weight_grad(xt::zeros<T>({instances, d})), eps(eps_) {
+    if (instances < 1) throw Error("BatchedRMSNorm: at least one instance");
+}
+
+template <class T>
+const Matrix<T>& BatchedRMSNorm<T>::forward(const Matrix<T>& X) {
+    const std::size_t I = weight.shape()[0], d = weight.shape()[1];
+    const std::size_t tokens = tokens_of(X, I, d, "BatchedRMSNorm");
+    ensure_shape(xhat_, I * tokens, d);
+    ensure_shape(out_, I * tokens, d);
+    if (rstd_.size() != I * tokens) rstd_ = Vector<T>::from_shape({I * tokens});
+    for (std::size_t i = 0; i < I; ++i) {
+        const std::size_t rows = i * tokens * d;
+        rms_norm_rows(X.data() + rows, tokens, d, weight.data() + i * d, eps, xhat_.data() + rows, out_.data() + rows,
+                      rstd_.data() + i * tokens);
+    }
+    return out_;
+}
+
+template <class T>
+const Matrix<T>& BatchedRMSNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    const std::size_t I = weight.shape()[0], d = weight.shape()[1];
+    const std::size_t tokens = tokens_of(dY, I, d, "BatchedRMSNorm backward");
+    std::fill(weight_grad.begin(), weight_grad.end(), T(0));
+    if (need_input_grad) ensure_shape(input_grad_, I * tokens, d);
+    for (std::size_t i = 0; i < I; ++i) {
+        const std::size_t rows = i * tokens * d;
+        rms_norm_backward_rows(dY.data() + rows, xhat_.data() + rows, rstd_.data() + i * tokens, tokens, d,
+                               weight.data() + i * d, weight_grad.data() + i * d,
+                               need_input_grad ? input_grad_.data() + rows : nullptr);
+    }
+    if (!need_input_grad) input_grad_ = Matrix<T>();
+    return input_grad_;
+}
+
+template <class T>
+void BatchedRMSNorm<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    out.push_back({prefix + "weight", {weight.shape()[0], weight.shape()[1]}, weight.data(), weight_grad.data()});
+}
+
+#define FFNLAB_INSTANTIATE(T)                                                                                     \
+    template class BatchedLinear<T>;                                                                              \
+    template class BatchedMLP<T>;                                                                                 \
+    template class BatchedGatedMLP<T>;                                                                            \
+    template class BatchedBilinearMLP<T>;                                                                         \
+    template class BatchedLayerNorm<T>;                                                                           \
+    template class BatchedRMSNorm<T>;                                                                             \
+    template void set_instance<T>(Module<T>&, std::size_t, Module<T>&);                                           \
+    template void get_instance<T>(Module<T>&, std::size_t, Module<T>&);                                           \
+    template void batched_forward<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, bool, RowHook<T>);    \
+    template void batched_backward_params<T>(BatchedLinear<T>&, const Matrix<T>&, const Matrix<T>&);              \
+    template void batched_backward_input<T>(const BatchedLinear<T>&, const Matrix<T>&, Matrix<T>&, T, const Matrix<T>*, \
                                             RowHook<T>);
 FFNLAB_INSTANTIATE(float)
 FFNLAB_INSTANTIATE(double)

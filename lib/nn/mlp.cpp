@@ -8,13 +8,13 @@
 
 namespace ffn::nn {
 
-namespace {
-
-std::string layer_name(std::size_t i, std::size_t count) {
+std::string mlp_layer_name(std::size_t i, std::size_t count) {
     if (i == 0) return "up";
     if (i + 1 == count) return "down";
     return "mid" + std::to_string(i);
 }
+
+namespace {
 
 template <class T>
 std::span<T> all(Matrix<T>& M) {
@@ -90,7 +90,7 @@ const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
 template <class T>
 void MLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
     for (std::size_t i = 0; i < layers.size(); ++i)
-        layers[i].collect_parameters(prefix + layer_name(i, layers.size()) + ".", out);
+        layers[i].collect_parameters(prefix + mlp_layer_name(i, layers.size()) + ".", out);
 }
 
 // ---------------------------------------------------------------------------

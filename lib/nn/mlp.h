@@ -16,6 +16,10 @@
 
 namespace ffn::nn {
 
+// Layer i of `count`'s parameter prefix: "up", "mid1", "mid2", ..., "down"
+// (a one-layer MLP is "up").
+std::string mlp_layer_name(std::size_t i, std::size_t count);
+
 template <class T>
 class MLP : public Module<T> {
 public:
@@ -24,7 +28,7 @@ public:
 
     const Matrix<T>& forward(const Matrix<T>& X) override;
     const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
-    // Parameter names: "up", "mid1", "mid2", ..., "down" (a one-layer MLP is "up").
+    // Parameter names: mlp_layer_name's, then "weight" or "bias".
     void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
     std::vector<Linear<T>> layers;

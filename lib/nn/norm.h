@@ -6,6 +6,22 @@
 
 namespace ffn::nn {
 
+// The row loops of both norms, shared with their batched forms
+// (nn/batched.h): `rows` rows of d features under one scale w (and shift b).
+// Backward adds the parameters' gradients into wg (and bg) and writes dX
+// when it is not null.
+template <class T>
+void layer_norm_rows(const T* X, std::size_t rows, std::size_t d, const T* w, const T* b, double eps, T* xhat, T* y,
+                     T* rstd);
+template <class T>
+void layer_norm_backward_rows(const T* dY, const T* xhat, const T* rstd, std::size_t rows, std::size_t d, const T* w,
+                              T* wg, T* bg, T* dX);
+template <class T>
+void rms_norm_rows(const T* X, std::size_t rows, std::size_t d, const T* w, double eps, T* xhat, T* y, T* rstd);
+template <class T>
+void rms_norm_backward_rows(const T* dY, const T* xhat, const T* rstd, std::size_t rows, std::size_t d, const T* w,
+                            T* wg, T* dX);
+
 template <class T>
 class LayerNorm : public Module<T> {
 public:

@@ -1,4 +1,5 @@
-// Instance-batched training (nn/batched.h): I nets (MLPs, gated blocks) trained as one
+// Instance-batched training (nn/batched.h): I nets (MLPs, gated and bilinear
+// blocks, norms, pre-norm residual blocks) trained as one
 // computation (one gemm_batched call per product, one optimizer over the
 // stacked parameters, one stacked loss) end with the bits each net reaches
 // trained alone, for every activation family (relu and identity through
@@ -10,6 +11,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,8 @@
 #include "nn/batched.h"
 #include "nn/init.h"
 #include "nn/mlp.h"
+#include "nn/norm.h"
+#include "nn/residual.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
 
@@ -31,25 +35,29 @@ bool same_bits(const T* a, const T* b, std::size_t n) {
     return std::memcmp(a, b, n * sizeof(T)) == 0;
 }
 
+template <class T>
+using ModulePtr = std::unique_ptr<nn::Module<T>>;
+
 // Trains I nets alone and batched for 4 steps from the same weights and
-// data, and compares every loss and weight bit for bit. `make_alone(i)`
-// gives instance i's net (initialised), `make_batched()` the batched form.
-template <class T, class Alone, class Batched>
-void check_batched_equals_alone(const std::function<Alone(std::size_t)>& make_alone,
-                                const std::function<Batched()>& make_batched, std::size_t d_in, std::size_t d_out,
+// data, and compares every loss, input gradient and weight bit for bit.
+// `make_alone(i)` gives instance i's net (initialised), `make_batched()` the
+// batched form.
+template <class T>
+void check_batched_equals_alone(const std::function<ModulePtr<T>(std::size_t)>& make_alone,
+                                const std::function<ModulePtr<T>()>& make_batched, std::size_t d_in, std::size_t d_out,
                                 const train::OptimizerSpec& spec, std::size_t threads, std::size_t I = 3,
                                 std::size_t tokens = 23) {
     const std::size_t before = gemm::max_threads();
     gemm::set_max_threads(threads);
 
-    std::vector<Alone> alone;
-    Batched batched = make_batched();
+    std::vector<ModulePtr<T>> alone;
+    ModulePtr<T> batched = make_batched();
     std::vector<nn::Matrix<T>> X, Y;
     nn::Matrix<T> Xs = nn::Matrix<T>::from_shape({I * tokens, d_in});
     nn::Matrix<T> Ys = nn::Matrix<T>::from_shape({I * tokens, d_out});
     for (std::size_t i = 0; i < I; ++i) {
         alone.push_back(make_alone(i));
-        batched.set_instance(i, alone[i]);
+        nn::set_instance(*batched, i, *alone[i]);
         Rng data = Rng::stream(i, 0, "data");
         X.push_back(nn::Matrix<T>::from_shape({tokens, d_in}));
         Y.push_back(nn::Matrix<T>::from_shape({tokens, d_out}));
@@ -59,30 +67,35 @@ void check_batched_equals_alone(const std::function<Alone(std::size_t)>& make_al
         std::memcpy(Ys.data() + i * Y[i].size(), Y[i].data(), Y[i].size() * sizeof(T));
     }
     std::vector<train::Optimizer<T>> opts;
-    for (auto& net : alone) opts.emplace_back(net.parameters(), spec);
-    train::Optimizer<T> batched_opt(batched.parameters(), spec);
+    for (auto& net : alone) opts.emplace_back(net->parameters(), spec);
+    train::Optimizer<T> batched_opt(batched->parameters(), spec);
 
     std::vector<std::vector<double>> losses_alone(I), losses_batched(I);
+    std::size_t input_grads_differing = 0;
     nn::Matrix<T> grad, grads;
     for (int step = 0; step < 4; ++step) {
+        std::vector<nn::Matrix<T>> input_grads;
         for (std::size_t i = 0; i < I; ++i) {
-            losses_alone[i].push_back(train::mse_loss(alone[i].forward(X[i]), Y[i], grad));
-            alone[i].backward(grad, /*need_input_grad=*/false);
+            losses_alone[i].push_back(train::mse_loss(alone[i]->forward(X[i]), Y[i], grad));
+            input_grads.push_back(alone[i]->backward(grad));
             opts[i].step();
         }
-        const auto losses = train::batched_mse_loss(batched.forward(Xs), Ys, I, grads);
+        const auto losses = train::batched_mse_loss(batched->forward(Xs), Ys, I, grads);
         for (std::size_t i = 0; i < I; ++i) losses_batched[i].push_back(losses[i]);
-        batched.backward(grads);
+        const nn::Matrix<T>& dXs = batched->backward(grads);
+        for (std::size_t i = 0; i < I; ++i)
+            if (!same_bits(dXs.data() + i * tokens * d_in, input_grads[i].data(), tokens * d_in)) ++input_grads_differing;
         batched_opt.step();
     }
     gemm::set_max_threads(before);
 
+    CHECK(input_grads_differing == 0);
     for (std::size_t i = 0; i < I; ++i) {
         CAPTURE(i);
         CHECK(losses_alone[i] == losses_batched[i]);
-        Alone trained = make_alone(0);
-        batched.get_instance(i, trained);
-        const auto got = trained.parameters(), want = alone[i].parameters();
+        ModulePtr<T> trained = make_alone(0);
+        nn::get_instance(*batched, i, *trained);
+        const auto got = trained->parameters(), want = alone[i]->parameters();
         REQUIRE(got.size() == want.size());
         for (std::size_t k = 0; k < got.size(); ++k) {
             CAPTURE(want[k].name);
@@ -95,29 +108,27 @@ void check_batched_equals_alone(const std::function<Alone(std::size_t)>& make_al
 }
 
 template <class T>
+ModulePtr<T> initialized(ModulePtr<T> net, std::size_t i) {
+    Rng init = Rng::stream(i, 0, "init");
+    nn::initialize(*net, {nn::InitScheme::torch_default}, init);
+    return net;
+}
+
+template <class T>
 void check_mlp(nn::Activation act, const train::OptimizerSpec& spec, std::size_t threads) {
     const std::vector<std::size_t> widths = {5, 16, 7, 2};
-    check_batched_equals_alone<T, nn::MLP<T>, nn::BatchedMLP<T>>(
-        [&](std::size_t i) {
-            nn::MLP<T> net(widths, act);
-            Rng init = Rng::stream(i, 0, "init");
-            nn::initialize(net, {nn::InitScheme::torch_default}, init);
-            return net;
-        },
-        [&] { return nn::BatchedMLP<T>(3, widths, act); }, widths.front(), widths.back(), spec, threads);
+    check_batched_equals_alone<T>(
+        [&](std::size_t i) { return initialized<T>(std::make_unique<nn::MLP<T>>(widths, act), i); },
+        [&] { return std::make_unique<nn::BatchedMLP<T>>(3, widths, act); }, widths.front(), widths.back(), spec,
+        threads);
 }
 
 template <class T>
 void check_gated(nn::Activation act, bool bias, const train::OptimizerSpec& spec, std::size_t threads) {
     constexpr std::size_t d = 6, hidden = 11;
-    check_batched_equals_alone<T, nn::GatedMLP<T>, nn::BatchedGatedMLP<T>>(
-        [&](std::size_t i) {
-            nn::GatedMLP<T> block(d, hidden, act, bias);
-            Rng init = Rng::stream(i, 0, "init");
-            nn::initialize(block, {nn::InitScheme::torch_default}, init);
-            return block;
-        },
-        [&] { return nn::BatchedGatedMLP<T>(3, d, hidden, act, bias); }, d, d, spec, threads);
+    check_batched_equals_alone<T>(
+        [&](std::size_t i) { return initialized<T>(std::make_unique<nn::GatedMLP<T>>(d, hidden, act, bias), i); },
+        [&] { return std::make_unique<nn::BatchedGatedMLP<T>>(3, d, hidden, act, bias); }, d, d, spec, threads);
 }
 
 train::OptimizerSpec optimizer(train::OptimizerKind kind) {
@@ -162,16 +173,84 @@ TEST_CASE("batched MLPs equal each alone on packed, threaded products") {
     const std::vector<std::size_t> widths = {64, 256, 64};
     for (const auto act : {nn::Activation::relu, nn::Activation::gelu}) {
         CAPTURE(std::string(nn::to_string(act)));
-        check_batched_equals_alone<float, nn::MLP<float>, nn::BatchedMLP<float>>(
-            [&](std::size_t i) {
-                nn::MLP<float> net(widths, act);
-                Rng init = Rng::stream(i, 0, "init");
-                nn::initialize(net, {nn::InitScheme::torch_default}, init);
-                return net;
-            },
-            [&] { return nn::BatchedMLP<float>(I, widths, act); }, widths.front(), widths.back(),
+        check_batched_equals_alone<float>(
+            [&](std::size_t i) { return initialized<float>(std::make_unique<nn::MLP<float>>(widths, act), i); },
+            [&] { return std::make_unique<nn::BatchedMLP<float>>(I, widths, act); }, widths.front(), widths.back(),
             optimizer(train::OptimizerKind::adam), 2, I, tokens);
     }
+}
+
+TEST_CASE("batched bilinear blocks train to the bits of each alone: rank 1 and 2, with and without bias") {
+    constexpr std::size_t d = 6, hidden = 9;
+    for (const std::size_t rank : {1, 2})
+        for (const bool bias : {false, true})
+            for (const auto act : {nn::Activation::identity, nn::Activation::gelu})
+                for (const std::size_t threads : {1, 2}) {
+                    CAPTURE(rank);
+                    CAPTURE(bias);
+                    CAPTURE(std::string(nn::to_string(act)));
+                    CAPTURE(threads);
+                    check_batched_equals_alone<float>(
+                        [&](std::size_t i) {
+                            return initialized<float>(std::make_unique<nn::BilinearMLP<float>>(d, hidden, rank, act, bias), i);
+                        },
+                        [&] { return std::make_unique<nn::BatchedBilinearMLP<float>>(3, d, hidden, rank, act, bias); }, d,
+                        d, optimizer(train::OptimizerKind::adam), threads);
+                }
+}
+
+// The norms' scales start at one: Adam moves them, which the weights'
+// comparison then sees. A residual block's batched form is PreNormResidual
+// around batched modules (nn/batched.h); the residual and the norm below
+// the feed-forward module need its input gradient, which this checks too.
+TEST_CASE("batched norms and pre-norm residual blocks train to the bits of each alone") {
+    constexpr std::size_t d = 6;
+    const std::vector<std::size_t> widths = {d, 16, d};
+    enum class Norm { none, layer, rms };
+    for (const Norm norm : {Norm::none, Norm::layer, Norm::rms})
+        for (const auto act : {nn::Activation::relu, nn::Activation::silu})
+            for (const auto kind : {train::OptimizerKind::sgd, train::OptimizerKind::adamw}) {
+                CAPTURE(static_cast<int>(norm));
+                CAPTURE(std::string(nn::to_string(act)));
+                CAPTURE(static_cast<int>(kind));
+                const auto alone_norm = [&]() -> ModulePtr<float> {
+                    if (norm == Norm::layer) return std::make_unique<nn::LayerNorm<float>>(d);
+                    if (norm == Norm::rms) return std::make_unique<nn::RMSNorm<float>>(d);
+                    return nullptr;
+                };
+                const auto batched_norm = [&]() -> ModulePtr<float> {
+                    if (norm == Norm::layer) return std::make_unique<nn::BatchedLayerNorm<float>>(3, d);
+                    if (norm == Norm::rms) return std::make_unique<nn::BatchedRMSNorm<float>>(3, d);
+                    return nullptr;
+                };
+                check_batched_equals_alone<float>(
+                    [&](std::size_t i) {
+                        return initialized<float>(std::make_unique<nn::PreNormResidual<float>>(
+                                                      alone_norm(), std::make_unique<nn::MLP<float>>(widths, act)),
+                                                  i);
+                    },
+                    [&] {
+                        return std::make_unique<nn::PreNormResidual<float>>(
+                            batched_norm(), std::make_unique<nn::BatchedMLP<float>>(3, widths, act));
+                    },
+                    d, d, optimizer(kind), 2);
+            }
+    // A norm alone, in float64, behind nothing: its own input gradient.
+    check_batched_equals_alone<double>([&](std::size_t) { return std::make_unique<nn::LayerNorm<double>>(d); },
+                                       [&] { return std::make_unique<nn::BatchedLayerNorm<double>>(3, d); }, d, d,
+                                       optimizer(train::OptimizerKind::adam), 1);
+}
+
+TEST_CASE("set_instance refuses a module of another shape, kind or instance") {
+    nn::BatchedMLP<float> batched(3, {4, 8, 1}, nn::Activation::relu);
+    nn::MLP<float> wider({4, 9, 1}, nn::Activation::relu), deeper({4, 8, 8, 1}, nn::Activation::relu),
+        same({4, 8, 1}, nn::Activation::relu);
+    nn::GatedMLP<float> gated(4, 8, nn::Activation::silu);
+    CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, wider), doctest::Contains("does not stack"), ffn::Error);
+    CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, deeper), doctest::Contains("different parameters"), ffn::Error);
+    CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, gated), doctest::Contains("different parameters"), ffn::Error);
+    CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 3, same), doctest::Contains("no instance 3"), ffn::Error);
+    CHECK_NOTHROW(nn::set_instance<float>(batched, 2, same));
 }
 
 TEST_CASE("a stack that does not split into the instances is refused") {
