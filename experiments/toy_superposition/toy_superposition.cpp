@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <numbers>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,7 @@ struct Trained {
 // sample s is active when u < p, with strength u / p, which given u < p is
 // uniform on [0, 1); one draw per value.
 template <class T>
-void draw_batch(Rng& rng, double p, std::size_t n, std::size_t batch, std::vector<T>& x) {
+void draw_batch(Rng& rng, double p, std::size_t n, std::size_t batch, T* x) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t s = 0; s < batch; ++s) {
             const double u = rng.uniform01();
@@ -73,41 +74,52 @@ std::vector<double> importances(const runner::Run& run, std::size_t n) {
     return I;
 }
 
-// Training: a fresh batch every step, the gradient of toy_model.h's loss,
-// the library's Adam.
+// Training: the runs of one seed group as one stack of instances, each
+// with its own initial W and its own fresh batch every step, the gradient
+// of toy_model.h's loss, the library's Adam over the stack. An instance's
+// bits do not depend on the others (gemm_batched's contract, elementwise
+// Adam), so a run is the same alone or batched.
 template <class T>
-Trained train(const runner::Run& run) {
-    const auto n = static_cast<std::size_t>(run.integer("features")), m = static_cast<std::size_t>(run.integer("hidden"));
-    const auto batch = static_cast<std::size_t>(run.integer("batch_size"));
-    const double p = 1 - run.number("sparsity");
-    const std::vector<double> I = importances(run, n);
-    std::vector<T> W(m * n), b(n, T(0)), gW(m * n), gb(n);
+std::vector<Trained> train(std::span<const runner::Run> runs) {
+    const runner::Run& first = runs.front();
+    const auto n = static_cast<std::size_t>(first.integer("features")), m = static_cast<std::size_t>(first.integer("hidden"));
+    const auto batch = static_cast<std::size_t>(first.integer("batch_size"));
+    const std::size_t I = runs.size();
+    const double p = 1 - first.number("sparsity");
+    const std::vector<double> importance = importances(first, n);
+    std::vector<T> W(I * m * n), b(I * n, T(0)), gW(I * m * n), gb(I * n);
+    std::vector<Rng> data;
     // Xavier normal over the m x n matrix, as the paper's code initialises W.
-    Rng init = Rng::stream(run.seed, fnv1a64("toy_superposition W"), "init");
     const double sd = std::sqrt(2.0 / static_cast<double>(n + m));
-    for (T& w : W) w = static_cast<T>(sd * init.normal());
-    train::Optimizer<T> opt({{"W", {m, n}, W.data(), gW.data()}, {"b", {n}, b.data(), gb.data()}},
-                            {train::OptimizerKind::adam, run.number("lr")});
-    std::vector<T> x(n * batch);
+    for (std::size_t r = 0; r < I; ++r) {
+        Rng init = Rng::stream(runs[r].seed, fnv1a64("toy_superposition W"), "init");
+        for (std::size_t k = 0; k < m * n; ++k) W[r * m * n + k] = static_cast<T>(sd * init.normal());
+        data.push_back(Rng::stream(runs[r].seed, fnv1a64("toy_superposition batches"), "data"));
+    }
+    train::Optimizer<T> opt({{"W", {I, m, n}, W.data(), gW.data()}, {"b", {I, n}, b.data(), gb.data()}},
+                            {train::OptimizerKind::adam, first.number("lr")});
+    std::vector<T> x(I * n * batch);
     Workspace<T> work;
-    Rng data = Rng::stream(run.seed, fnv1a64("toy_superposition batches"), "data");
-    for (long step = 0; step < run.integer("steps"); ++step) {
-        draw_batch(data, p, n, batch, x);
-        gradient<T>({n, m, batch}, W.data(), b.data(), x.data(), I.data(), gW.data(), gb.data(), work);
+    for (long step = 0; step < first.integer("steps"); ++step) {
+        for (std::size_t r = 0; r < I; ++r) draw_batch(data[r], p, n, batch, x.data() + r * n * batch);
+        gradient<T>({n, m, batch, I}, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
         opt.step();
     }
-    Trained out;
-    out.n = n;
-    out.m = m;
-    out.W.assign(W.begin(), W.end());
-    out.b.assign(b.begin(), b.end());
-    out.importance = I;
-    // Held-out loss in double from the trained weights.
-    Rng held = Rng::stream(run.seed, fnv1a64("toy_superposition held-out"), "data");
-    const auto eval = static_cast<std::size_t>(run.integer("eval_samples"));
-    std::vector<double> xe(n * eval);
-    draw_batch(held, p, n, eval, xe);
-    out.loss = loss({n, m, eval}, out.W.data(), out.b.data(), xe.data(), I.data());
+    std::vector<Trained> out(I);
+    for (std::size_t r = 0; r < I; ++r) {
+        Trained& t = out[r];
+        t.n = n;
+        t.m = m;
+        t.W.assign(W.begin() + static_cast<std::ptrdiff_t>(r * m * n), W.begin() + static_cast<std::ptrdiff_t>((r + 1) * m * n));
+        t.b.assign(b.begin() + static_cast<std::ptrdiff_t>(r * n), b.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
+        t.importance = importance;
+        // Held-out loss in double from the trained weights.
+        Rng held = Rng::stream(runs[r].seed, fnv1a64("toy_superposition held-out"), "data");
+        const auto eval = static_cast<std::size_t>(runs[r].integer("eval_samples"));
+        std::vector<double> xe(n * eval);
+        draw_batch(held, p, n, eval, xe.data());
+        t.loss = loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
+    }
     return out;
 }
 
@@ -207,8 +219,15 @@ report::Table features_table(const Trained& t) {
     return features;
 }
 
-std::vector<report::Table> run_toy(const runner::Run& run) {
-    const Trained t = with_dtype(run, [&]<class T>() { return train<T>(run); });
+// Training memory per instance: its batch's inputs, pre-activations, hidden
+// values and their gradients, in float64 at most. The held-out inputs and
+// hidden values (double) are one run's at a time.
+double training_bytes(const runner::Run& r) {
+    const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
+    return (2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) * 8;
+}
+
+std::vector<report::Table> tables_of(const Trained& t) {
     report::Table summary("summary");
     summary.add_column("loss", ColumnType::real)
         .add_column("represented", ColumnType::integer)
@@ -244,6 +263,18 @@ std::vector<report::Table> run_toy(const runner::Run& run) {
     if (t.n == 2 && t.m == 1) phase = phase_of(t);
     summary.add_row({t.loss, represented, static_cast<double>(t.m) / frobenius, shape, shape_error, phase, std::string("ok")});
     return {summary, features_table(t)};
+}
+
+// A slice of one seed group, trained as stacks no larger than one run may
+// take in memory.
+std::vector<std::vector<report::Table>> run_toy_batch(std::span<const runner::Run> runs) {
+    const auto per_stack = static_cast<std::size_t>(std::max(1.0, std::floor(kMaxRunBytes / training_bytes(runs.front()))));
+    std::vector<std::vector<report::Table>> out;
+    for (std::size_t from = 0; from < runs.size(); from += per_stack) {
+        const auto stack = runs.subspan(from, std::min(per_stack, runs.size() - from));
+        for (const Trained& t : with_dtype(stack.front(), [&]<class T>() { return train<T>(stack); })) out.push_back(tables_of(t));
+    }
+    return out;
 }
 
 
@@ -449,15 +480,13 @@ runner::ExperimentKind make() {
                                                     report::number_text(run.number("importance_decay")), run.integer("features"),
                                                     std::copysign(digits, std::log10(run.number("importance_decay")))));
                     }
-                    // Per run: the batch's inputs, pre-activations, hidden values and
-                    // their gradients; the held-out inputs and hidden values (double).
                     refuse_runs_beyond_memory(plan, {"features", "hidden", "batch_size", "eval_samples"}, [](const runner::Run& r) {
                         const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
-                        return (2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) * 8 +
-                               (n + m) * static_cast<double>(r.integer("eval_samples")) * 8;
+                        return training_bytes(r) + (n + m) * static_cast<double>(r.integer("eval_samples")) * 8;
                     });
                 },
-            .run = run_toy,
+            .run = [](const runner::Run& run) { return run_toy_batch(std::span(&run, 1)).front(); },
+            .run_batch = run_toy_batch,
             .aggregate = aggregate_toy,
             .plot = plot_toy,
             .plot_takes_choice = true,
