@@ -219,12 +219,18 @@ report::Table features_table(const Trained& t) {
     return features;
 }
 
-// Training memory per instance: its batch's inputs, pre-activations, hidden
-// values and their gradients, in float64 at most. The held-out inputs and
-// hidden values (double) are one run's at a time.
+// Memory per instance of a stack: its batch's inputs, pre-activations,
+// hidden values and their gradients, and W, b, their gradients and Adam's
+// two moments, in float64 at most. The held-out inputs and hidden values
+// (double) are one run's at a time.
 double training_bytes(const runner::Run& r) {
     const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
-    return (2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) * 8;
+    return ((2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) + 4 * (m + 1) * n) * 8;
+}
+
+double held_out_bytes(const runner::Run& r) {
+    const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
+    return (n + m) * static_cast<double>(r.integer("eval_samples")) * 8;
 }
 
 std::vector<report::Table> tables_of(const Trained& t) {
@@ -268,7 +274,8 @@ std::vector<report::Table> tables_of(const Trained& t) {
 // A slice of one seed group, trained as stacks no larger than one run may
 // take in memory.
 std::vector<std::vector<report::Table>> run_toy_batch(std::span<const runner::Run> runs) {
-    const auto per_stack = static_cast<std::size_t>(std::max(1.0, std::floor(kMaxRunBytes / training_bytes(runs.front()))));
+    const auto per_stack = static_cast<std::size_t>(
+        std::max(1.0, std::floor((kMaxRunBytes - held_out_bytes(runs.front())) / training_bytes(runs.front()))));
     std::vector<std::vector<report::Table>> out;
     for (std::size_t from = 0; from < runs.size(); from += per_stack) {
         const auto stack = runs.subspan(from, std::min(per_stack, runs.size() - from));
@@ -481,8 +488,7 @@ runner::ExperimentKind make() {
                                                     std::copysign(digits, std::log10(run.number("importance_decay")))));
                     }
                     refuse_runs_beyond_memory(plan, {"features", "hidden", "batch_size", "eval_samples"}, [](const runner::Run& r) {
-                        const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
-                        return training_bytes(r) + (n + m) * static_cast<double>(r.integer("eval_samples")) * 8;
+                        return training_bytes(r) + held_out_bytes(r);
                     });
                 },
             .run = [](const runner::Run& run) { return run_toy_batch(std::span(&run, 1)).front(); },

@@ -26,16 +26,21 @@ std::size_t tokens_of(const Matrix<T>& X, std::size_t instances, std::size_t fea
     return X.shape()[0] / instances;
 }
 
+// Each stacked parameter's shape is the alone one's with the instances in
+// front, the same count for all of them.
 template <class T>
 void copy_instance(Module<T>& batched, std::size_t i, Module<T>& alone, bool into_batched) {
+    const char* what = into_batched ? "set_instance" : "get_instance";
     const auto stacked = batched.parameters(), single = alone.parameters();
-    if (stacked.size() != single.size()) throw Error("set_instance: the modules have different parameters");
+    if (stacked.size() != single.size() || stacked.empty())
+        throw Error(std::string(what) + ": the modules have different parameters");
     for (std::size_t p = 0; p < stacked.size(); ++p) {
+        std::vector<std::size_t> want = {stacked.front().shape.front()};
+        want.insert(want.end(), single[p].shape.begin(), single[p].shape.end());
+        if (stacked[p].name != single[p].name || stacked[p].shape != want)
+            throw Error(std::string(what) + ": parameter '" + stacked[p].name + "' does not stack '" + single[p].name + "'");
+        if (i >= want.front()) throw Error(std::string(what) + ": no instance " + std::to_string(i) + " of " + std::to_string(want.front()));
         const std::size_t n = single[p].size();
-        if (stacked[p].name != single[p].name || n == 0 || stacked[p].size() % n != 0)
-            throw Error("set_instance: parameter '" + stacked[p].name + "' does not stack '" + single[p].name + "'");
-        if (i >= stacked[p].size() / n)
-            throw Error("set_instance: no instance " + std::to_string(i) + " in '" + stacked[p].name + "'");
         T* slice = stacked[p].value + i * n;
         if (into_batched)
             std::copy(single[p].value, single[p].value + n, slice);
@@ -78,6 +83,7 @@ template <class T>
 void batched_forward(const BatchedLinear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, bool relu, RowHook<T> then) {
     const std::size_t I = layer.instances(), in = layer.in_features(), out = layer.out_features();
     const std::size_t tokens = tokens_of(X, I, in, "BatchedLinear");
+    if (relu && then.fn) throw Error("BatchedLinear: a ReLU or a row hook, not both");
     ensure_shape(Y, I * tokens, out);
     gemm::Epilogue<T> ep;
     ep.bias = layer.has_bias() ? layer.bias.data() : nullptr;
@@ -115,6 +121,7 @@ void batched_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, 
         ensure_shape(dX, I * tokens, in);
     else if (dX.shape()[0] != I * tokens || dX.shape()[1] != in)
         throw Error("BatchedLinear backward: accumulating into a dX of another shape");
+    if (relu_out && then.fn) throw Error("BatchedLinear backward: a ReLU mask or a row hook, not both");
     gemm::Epilogue<T> ep;
     if (relu_out) {
         ep.pointwise = gemm::Pointwise::relu_grad;
@@ -341,6 +348,7 @@ const Matrix<T>& BatchedLayerNorm<T>::forward(const Matrix<T>& X) {
 
 template <class T>
 const Matrix<T>& BatchedLayerNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    if (dY.shape() != xhat_.shape()) throw Error("BatchedLayerNorm backward: dY is not of the last forward pass's shape");
     const std::size_t I = weight.shape()[0], d = weight.shape()[1];
     const std::size_t tokens = tokens_of(dY, I, d, "BatchedLayerNorm backward");
     std::fill(weight_grad.begin(), weight_grad.end(), T(0));
@@ -385,6 +393,7 @@ const Matrix<T>& BatchedRMSNorm<T>::forward(const Matrix<T>& X) {
 
 template <class T>
 const Matrix<T>& BatchedRMSNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    if (dY.shape() != xhat_.shape()) throw Error("BatchedRMSNorm backward: dY is not of the last forward pass's shape");
     const std::size_t I = weight.shape()[0], d = weight.shape()[1];
     const std::size_t tokens = tokens_of(dY, I, d, "BatchedRMSNorm backward");
     std::fill(weight_grad.begin(), weight_grad.end(), T(0));

@@ -9,7 +9,8 @@
 //
 // Modules that act on each row alone batch without a form of their own: a
 // PreNormResidual around a batched norm and a batched feed-forward module is
-// the residual block's batched form.
+// the residual block's batched form. A batched module's hook (Module::hook)
+// sees the whole stack of hidden activations, [instances * tokens, hidden].
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,8 +23,9 @@
 namespace ffn::nn {
 
 // Instance i's parameters of a batched module are `alone`'s, and back: the
-// two modules name the same parameters in the same order, each of the
-// batched ones `instances` of the module's stacked.
+// two modules name the same parameters in the same order, each batched one
+// of the alone one's shape with the instances in front. Another module
+// (another kind, width or depth) is refused.
 template <class T>
 void set_instance(Module<T>& batched, std::size_t i, Module<T>& alone);
 template <class T>
@@ -50,8 +52,9 @@ private:
     std::size_t instances_;
 };
 
-// Y = X W^T + b per instance, then act(.) (kept as in linear_forward: `then`
-// runs on the finished stack, its rows numbered across the instances).
+// Y = X W^T + b per instance, then the ReLU or `then` (not both). As in
+// linear_forward, `then` runs in the gemm epilogue on each finished stretch
+// of the output, its rows numbered across the stack.
 template <class T>
 void batched_forward(const BatchedLinear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, bool relu = false,
                      RowHook<T> then = {});
@@ -59,7 +62,7 @@ void batched_forward(const BatchedLinear<T>& layer, const Matrix<T>& X, Matrix<T
 template <class T>
 void batched_backward_params(BatchedLinear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY);
 // dX = beta * dX + dY W per instance; then dX *= 1[relu_out > 0] when
-// relu_out is given, or `then` on the finished stack.
+// relu_out is given, or `then` (not both), as in batched_forward.
 template <class T>
 void batched_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta = T(0),
                             const Matrix<T>* relu_out = nullptr, RowHook<T> then = {});

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/error.h"
+
 namespace ffn::nn {
 
 // ---------------------------------------------------------------------------
@@ -69,6 +71,7 @@ const Matrix<T>& LayerNorm<T>::forward(const Matrix<T>& X) {
 
 template <class T>
 const Matrix<T>& LayerNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    if (dY.shape() != xhat_.shape()) throw Error("LayerNorm backward: dY is not of the last forward pass's shape");
     const std::size_t rows = dY.shape()[0], d = dY.shape()[1];
     std::fill(weight_grad.begin(), weight_grad.end(), T(0));
     std::fill(bias_grad.begin(), bias_grad.end(), T(0));
@@ -140,6 +143,7 @@ const Matrix<T>& RMSNorm<T>::forward(const Matrix<T>& X) {
 
 template <class T>
 const Matrix<T>& RMSNorm<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+    if (dY.shape() != xhat_.shape()) throw Error("RMSNorm backward: dY is not of the last forward pass's shape");
     const std::size_t rows = dY.shape()[0], d = dY.shape()[1];
     std::fill(weight_grad.begin(), weight_grad.end(), T(0));
     if (need_input_grad) ensure_shape(input_grad_, rows, d);

@@ -243,14 +243,67 @@ TEST_CASE("batched norms and pre-norm residual blocks train to the bits of each 
 
 TEST_CASE("set_instance refuses a module of another shape, kind or instance") {
     nn::BatchedMLP<float> batched(3, {4, 8, 1}, nn::Activation::relu);
-    nn::MLP<float> wider({4, 9, 1}, nn::Activation::relu), deeper({4, 8, 8, 1}, nn::Activation::relu),
+    // 16 units: each of its tensors' sizes divides the stack's, which a
+    // check of sizes alone would take.
+    nn::MLP<float> wider({4, 16, 1}, nn::Activation::relu), deeper({4, 8, 8, 1}, nn::Activation::relu),
         same({4, 8, 1}, nn::Activation::relu);
     nn::GatedMLP<float> gated(4, 8, nn::Activation::silu);
     CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, wider), doctest::Contains("does not stack"), ffn::Error);
     CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, deeper), doctest::Contains("different parameters"), ffn::Error);
     CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 0, gated), doctest::Contains("different parameters"), ffn::Error);
     CHECK_THROWS_WITH_AS(nn::set_instance<float>(batched, 3, same), doctest::Contains("no instance 3"), ffn::Error);
+    CHECK_THROWS_WITH_AS(nn::get_instance<float>(batched, 0, wider), doctest::Contains("get_instance: parameter 'up.weight'"),
+                         ffn::Error);
     CHECK_NOTHROW(nn::set_instance<float>(batched, 2, same));
+}
+
+// A hook sees the stack's hidden activations and may change them: the same
+// change, made to each instance alone, gives the same outputs, bit for bit.
+TEST_CASE("a batched module's hook sees the stacked hidden activations, as each alone sees its own") {
+    constexpr std::size_t I = 3, tokens = 5, d = 4, hidden = 8;
+    const auto halve_odd_columns = [](std::size_t, nn::Matrix<float>& h) {
+        for (std::size_t r = 0; r < h.shape()[0]; ++r)
+            for (std::size_t c = 1; c < h.shape()[1]; c += 2) h(r, c) *= 0.5f;
+    };
+    const auto compare = [&](nn::Module<float>& batched, const std::function<ModulePtr<float>(std::size_t)>& make_alone) {
+        nn::Matrix<float> X = nn::Matrix<float>::from_shape({I * tokens, d});
+        Rng data = Rng::stream(0, 0, "data");
+        for (auto& x : X) x = static_cast<float>(data.normal());
+        std::vector<ModulePtr<float>> alone;
+        for (std::size_t i = 0; i < I; ++i) {
+            alone.push_back(make_alone(i));
+            nn::set_instance(batched, i, *alone[i]);
+        }
+        const nn::Matrix<float> plain = batched.forward_with_hook(X);
+        const nn::Matrix<float> hooked = batched.forward_with_hook(X, halve_odd_columns);
+        CHECK(!same_bits(plain.data(), hooked.data(), plain.size()));  // the hook did change something
+        for (std::size_t i = 0; i < I; ++i) {
+            nn::Matrix<float> Xi = nn::Matrix<float>::from_shape({tokens, d});
+            std::memcpy(Xi.data(), X.data() + i * tokens * d, tokens * d * sizeof(float));
+            const nn::Matrix<float> want = alone[i]->forward_with_hook(Xi, halve_odd_columns);
+            CHECK(same_bits(hooked.data() + i * want.size(), want.data(), want.size()));
+        }
+    };
+    SUBCASE("MLP") {
+        nn::BatchedMLP<float> batched(I, {d, hidden, hidden, d}, nn::Activation::gelu);
+        compare(batched, [&](std::size_t i) {
+            return initialized<float>(std::make_unique<nn::MLP<float>>(std::vector<std::size_t>{d, hidden, hidden, d},
+                                                                       nn::Activation::gelu),
+                                      i);
+        });
+    }
+    SUBCASE("gated") {
+        nn::BatchedGatedMLP<float> batched(I, d, hidden, nn::Activation::silu);
+        compare(batched, [&](std::size_t i) {
+            return initialized<float>(std::make_unique<nn::GatedMLP<float>>(d, hidden, nn::Activation::silu), i);
+        });
+    }
+    SUBCASE("bilinear") {
+        nn::BatchedBilinearMLP<float> batched(I, d, hidden, 2, nn::Activation::identity);
+        compare(batched, [&](std::size_t i) {
+            return initialized<float>(std::make_unique<nn::BilinearMLP<float>>(d, hidden, 2, nn::Activation::identity), i);
+        });
+    }
 }
 
 TEST_CASE("a stack that does not split into the instances is refused") {
