@@ -41,22 +41,60 @@ Linear<T>::Linear(std::size_t in_features, std::size_t out_features, bool with_b
       bias(xt::zeros<T>({with_bias ? out_features : std::size_t{0}})),
       bias_grad(Vector<T>::from_shape({with_bias ? out_features : std::size_t{0}})) {}
 
+namespace {
+
+// The weights the products read, of one layer or a stack of them:
+// instance i's weight is out x in at weight + i * out * in, its bias (when
+// there is one) out values at bias + i * out.
 template <class T>
-void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre,
-                    RowHook<T> then) {
-    if (X.shape()[1] != layer.in_features())
-        throw Error("Linear: input has " + std::to_string(X.shape()[1]) + " features, layer expects " +
-                    std::to_string(layer.in_features()));
-    const std::size_t tokens = X.shape()[0], out = layer.out_features();
-    ensure_shape(Y, tokens, out);
+struct Stack {
+    const T* weight;
+    const T* bias;
+    std::size_t instances, in, out;
+};
+
+template <class T>
+Stack<T> stack_of(const Linear<T>& layer) {
+    return {layer.weight.data(), layer.has_bias() ? layer.bias.data() : nullptr, 1, layer.in_features(),
+            layer.out_features()};
+}
+
+template <class T>
+Stack<T> stack_of(const BatchedLinear<T>& layer) {
+    return {layer.weight.data(), layer.has_bias() ? layer.bias.data() : nullptr, layer.instances(),
+            layer.in_features(), layer.out_features()};
+}
+
+// Each instance's rows of the stacked M; a matrix that does not split into
+// the instances' [tokens, features] blocks is a caller's error.
+template <class T>
+std::size_t tokens_of(const Stack<T>& s, const Matrix<T>& M, std::size_t features, const char* what) {
+    if (s.instances == 1) {
+        if (M.shape()[1] != features)
+            throw Error(std::string(what) + ": input has " + std::to_string(M.shape()[1]) + " features, layer expects " +
+                        std::to_string(features));
+        return M.shape()[0];
+    }
+    if (M.shape()[1] != features || M.shape()[0] % s.instances != 0)
+        throw Error(std::string(what) + ": expected a stack of " + std::to_string(s.instances) + " [tokens, " +
+                    std::to_string(features) + "] matrices, got " + std::to_string(M.shape()[0]) + " x " +
+                    std::to_string(M.shape()[1]));
+    return M.shape()[0] / s.instances;
+}
+
+template <class T>
+void forward(const Stack<T>& s, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre, RowHook<T> then) {
+    const std::size_t tokens = tokens_of(s, X, s.in, "Linear");
+    const std::size_t rows = s.instances * tokens;
+    ensure_shape(Y, rows, s.out);
     gemm::Epilogue<T> ep;
-    ep.bias = layer.has_bias() ? layer.bias.data() : nullptr;
+    ep.bias = s.bias;
     hooks::KeptRows<T> ctx{};
     if (act && *act == Activation::relu && !pre) {
         ep.pointwise = gemm::Pointwise::relu;  // in the kernels' SIMD epilogue
     } else if (act && *act != Activation::identity) {
-        if (pre) ensure_shape(*pre, tokens, out);
-        ctx = {*act, pre ? pre->data() : nullptr, i64(out)};
+        if (pre) ensure_shape(*pre, rows, s.out);
+        ctx = {*act, pre ? pre->data() : nullptr, i64(s.out)};
         ep.rowwise = hooks::keep_input_and_activate_rows<T>;
         ep.context = &ctx;
     }
@@ -66,42 +104,51 @@ void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, co
         ep.rowwise = then.fn;
         ep.context = then.context;
     }
-    gemm::gemm<T>(Trans::no, Trans::yes, i64(tokens), i64(out), i64(layer.in_features()), T(1), X.data(),
-                  i64(layer.in_features()), layer.weight.data(), i64(layer.in_features()), T(0), Y.data(), i64(out),
-                  ep);
+    gemm::gemm_batched<T>(i64(s.instances), Trans::no, Trans::yes, i64(tokens), i64(s.out), i64(s.in), T(1), X.data(),
+                          i64(s.in), s.weight, i64(s.in), T(0), Y.data(), i64(s.out),
+                          {.a = i64(tokens * s.in), .b = i64(s.out * s.in), .c = i64(tokens * s.out), .bias = i64(s.out)},
+                          ep);
     if (pre && (!act || *act == Activation::identity)) *pre = Y;
 }
 
+// weight_grad = dY^T X and bias_grad = column sums of dY, per instance.
 template <class T>
-void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY) {
-    const std::size_t tokens = X.shape()[0], in = layer.in_features(), out = layer.out_features();
+void backward_params(const Stack<T>& s, const Matrix<T>& X, const Matrix<T>& dY, T* weight_grad, T* bias_grad) {
+    const std::size_t tokens = tokens_of(s, X, s.in, "Linear backward");
+    if (tokens_of(s, dY, s.out, "Linear backward") != tokens) throw Error("Linear backward: dY and X differ in tokens");
     // (out x tokens) . (tokens x in)
-    gemm::gemm<T>(Trans::yes, Trans::no, i64(out), i64(in), i64(tokens), T(1), dY.data(), i64(out), X.data(), i64(in),
-                  T(0), layer.weight_grad.data(), i64(in));
-    if (layer.has_bias()) {
+    gemm::gemm_batched<T>(i64(s.instances), Trans::yes, Trans::no, i64(s.out), i64(s.in), i64(tokens), T(1), dY.data(),
+                          i64(s.out), X.data(), i64(s.in), T(0), weight_grad, i64(s.in),
+                          {.a = i64(tokens * s.out), .b = i64(tokens * s.in), .c = i64(s.out * s.in)});
+    if (bias_grad) {
         // Column sums of dY as the product ones^T dY: vectorised, with the
         // same fixed summation order as every other product.
         thread_local std::vector<T> ones;
         if (ones.size() < tokens) ones.assign(tokens, T(1));
-        gemm::gemm<T>(Trans::no, Trans::no, 1, i64(out), i64(tokens), T(1), ones.data(), i64(tokens), dY.data(),
-                      i64(out), T(0), layer.bias_grad.data(), i64(out));
+        gemm::gemm_batched<T>(i64(s.instances), Trans::no, Trans::no, 1, i64(s.out), i64(tokens), T(1), ones.data(),
+                              i64(tokens), dY.data(), i64(s.out), T(0), bias_grad, i64(s.out),
+                              {.a = 0, .b = i64(tokens * s.out), .c = i64(s.out)});
     }
 }
 
 template <class T>
-void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
-                           const Matrix<T>* z, RowHook<T> then) {
-    const std::size_t tokens = dY.shape()[0], in = layer.in_features(), out = layer.out_features();
-    if (beta == T(0)) ensure_shape(dX, tokens, in);
+void backward_input(const Stack<T>& s, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
+                    const Matrix<T>* z, RowHook<T> then) {
+    const std::size_t tokens = tokens_of(s, dY, s.out, "Linear backward");
+    const std::size_t rows = s.instances * tokens;
+    if (beta == T(0))
+        ensure_shape(dX, rows, s.in);
+    else if (dX.shape()[0] != rows || dX.shape()[1] != s.in)
+        throw Error("Linear backward: accumulating into a dX of another shape");
     gemm::Epilogue<T> ep;
     BackwardContext<T> ctx{};
     if (act && *act == Activation::relu) {
         // relu'(z) > 0 exactly where z > 0, and where relu(z) > 0: z may be either.
         ep.pointwise = gemm::Pointwise::relu_grad;
         ep.aux = z->data();
-        ep.ld_aux = i64(in);
+        ep.ld_aux = i64(s.in);
     } else if (act && *act != Activation::identity) {
-        ctx = {*act, z->data(), i64(in)};
+        ctx = {*act, z->data(), i64(s.in)};
         ep.rowwise = backward_rows<T>;
         ep.context = &ctx;
     }
@@ -112,8 +159,62 @@ void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T
         ep.context = then.context;
     }
     // (tokens x out) . (out x in)
-    gemm::gemm<T>(Trans::no, Trans::no, i64(tokens), i64(in), i64(out), T(1), dY.data(), i64(out),
-                  layer.weight.data(), i64(in), beta, dX.data(), i64(in), ep);
+    gemm::gemm_batched<T>(i64(s.instances), Trans::no, Trans::no, i64(tokens), i64(s.in), i64(s.out), T(1), dY.data(),
+                          i64(s.out), s.weight, i64(s.in), beta, dX.data(), i64(s.in),
+                          {.a = i64(tokens * s.out), .b = i64(s.out * s.in), .c = i64(tokens * s.in), .aux = i64(tokens * s.in)},
+                          ep);
+}
+
+}  // namespace
+
+template <class T>
+void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre,
+                    RowHook<T> then) {
+    forward(stack_of(layer), X, Y, act, pre, then);
+}
+
+template <class T>
+void linear_forward(const BatchedLinear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act,
+                    Matrix<T>* pre, RowHook<T> then) {
+    forward(stack_of(layer), X, Y, act, pre, then);
+}
+
+template <class T>
+void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY) {
+    backward_params(stack_of(layer), X, dY, layer.weight_grad.data(), layer.has_bias() ? layer.bias_grad.data() : nullptr);
+}
+
+template <class T>
+void linear_backward_params(BatchedLinear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY) {
+    backward_params(stack_of(layer), X, dY, layer.weight_grad.data(), layer.has_bias() ? layer.bias_grad.data() : nullptr);
+}
+
+template <class T>
+void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
+                           const Matrix<T>* z, RowHook<T> then) {
+    backward_input(stack_of(layer), dY, dX, beta, act, z, then);
+}
+
+template <class T>
+void linear_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta,
+                           const Activation* act, const Matrix<T>* z, RowHook<T> then) {
+    backward_input(stack_of(layer), dY, dX, beta, act, z, then);
+}
+
+template <class T>
+BatchedLinear<T>::BatchedLinear(std::size_t instances, std::size_t in, std::size_t out, bool with_bias)
+    : weight(xt::zeros<T>({instances * out, in})),
+      weight_grad(Matrix<T>::from_shape({instances * out, in})),
+      bias(xt::zeros<T>({instances, with_bias ? out : std::size_t{0}})),
+      bias_grad(Matrix<T>::from_shape({instances, with_bias ? out : std::size_t{0}})),
+      instances_(instances) {
+    if (instances < 1) throw Error("BatchedLinear: at least one instance");
+}
+
+template <class T>
+void BatchedLinear<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+    out.push_back({prefix + "weight", {instances_, out_features(), in_features()}, weight.data(), weight_grad.data()});
+    if (has_bias()) out.push_back({prefix + "bias", {instances_, out_features()}, bias.data(), bias_grad.data()});
 }
 
 template <class T>
@@ -140,15 +241,17 @@ void Linear<T>::collect_parameters(const std::string& prefix, std::vector<ParamR
     if (has_bias()) out.push_back({prefix + "bias", {bias.size()}, bias.data(), bias_grad.data()});
 }
 
-#define FFNLAB_INSTANTIATE(T)                                                                                     \
-    template class Linear<T>;                                                                                     \
-    template void linear_forward<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, const Activation*, Matrix<T>*, \
+#define FFNLAB_INSTANTIATE(T, L)                                                                                 \
+    template class L<T>;                                                                                         \
+    template void linear_forward<T>(const L<T>&, const Matrix<T>&, Matrix<T>&, const Activation*, Matrix<T>*,   \
                                     RowHook<T>);                                                                 \
-    template void linear_backward_params<T>(Linear<T>&, const Matrix<T>&, const Matrix<T>&);                     \
-    template void linear_backward_input<T>(const Linear<T>&, const Matrix<T>&, Matrix<T>&, T, const Activation*,  \
+    template void linear_backward_params<T>(L<T>&, const Matrix<T>&, const Matrix<T>&);                          \
+    template void linear_backward_input<T>(const L<T>&, const Matrix<T>&, Matrix<T>&, T, const Activation*,      \
                                            const Matrix<T>*, RowHook<T>);
-FFNLAB_INSTANTIATE(float)
-FFNLAB_INSTANTIATE(double)
+FFNLAB_INSTANTIATE(float, Linear)
+FFNLAB_INSTANTIATE(double, Linear)
+FFNLAB_INSTANTIATE(float, BatchedLinear)
+FFNLAB_INSTANTIATE(double, BatchedLinear)
 #undef FFNLAB_INSTANTIATE
 
 }  // namespace ffn::nn

@@ -35,8 +35,32 @@ private:
     Matrix<T> output_, input_grad_;
 };
 
+// The stacked weights of I linear layers of one shape, the layer of the
+// batched blocks (nn/batched.h): weight [I, out, in] (stored as [I * out,
+// in]), bias [I, out]. Its inputs and outputs stack the instances'
+// [tokens, width] matrices, instance-major.
+template <class T>
+class BatchedLinear {
+public:
+    BatchedLinear(std::size_t instances, std::size_t in_features, std::size_t out_features, bool bias = true);
+
+    std::size_t instances() const { return instances_; }
+    std::size_t in_features() const { return weight.shape()[1]; }
+    std::size_t out_features() const { return weight.shape()[0] / instances_; }
+    bool has_bias() const { return bias.size() != 0; }
+    // As Linear's "weight" and "bias", with the instances first.
+    void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out);
+
+    Matrix<T> weight, weight_grad;  // [instances * out, in]: instance i's rows i*out ..
+    Matrix<T> bias, bias_grad;      // [instances, out], or [instances, 0]
+
+private:
+    std::size_t instances_;
+};
+
 // ---------------------------------------------------------------------------
-// Fused pieces. Each product goes through gemm once; work on its output rides
+// Fused pieces, for Linear and BatchedLinear alike: a BatchedLinear's
+// instance i gets the product and epilogue a Linear of its weights gets. Each product goes through gemm once; work on its output rides
 // in the gemm epilogue while the tile is in cache.
 
 // A caller's own work on a finished stretch of a product's output, run by
@@ -58,6 +82,10 @@ template <class T>
 void linear_forward(const Linear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act = nullptr,
                     Matrix<T>* pre = nullptr, RowHook<T> then = {});
 
+template <class T>
+void linear_forward(const BatchedLinear<T>& layer, const Matrix<T>& X, Matrix<T>& Y, const Activation* act = nullptr,
+                    Matrix<T>* pre = nullptr, RowHook<T> then = {});
+
 // X W^T + b as a new matrix, with no state kept (analysis of a const layer).
 template <class T>
 Matrix<T> apply(const Linear<T>& layer, const Matrix<T>& X) {
@@ -69,12 +97,17 @@ Matrix<T> apply(const Linear<T>& layer, const Matrix<T>& X) {
 // weight_grad = dY^T X and bias_grad = column sums of dY.
 template <class T>
 void linear_backward_params(Linear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY);
+template <class T>
+void linear_backward_params(BatchedLinear<T>& layer, const Matrix<T>& X, const Matrix<T>& dY);
 
 // dX = beta * dX + dY W; then, when `act` is given, dX *= act'(z) with z the
 // saved pre-activation (or the activation's output, for relu). Or, instead
 // of an activation, `then` on the finished dX.
 template <class T>
 void linear_backward_input(const Linear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta = T(0),
+                           const Activation* act = nullptr, const Matrix<T>* z = nullptr, RowHook<T> then = {});
+template <class T>
+void linear_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, Matrix<T>& dX, T beta = T(0),
                            const Activation* act = nullptr, const Matrix<T>* z = nullptr, RowHook<T> then = {});
 
 }  // namespace ffn::nn

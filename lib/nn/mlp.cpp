@@ -30,17 +30,29 @@ std::span<const T> all(const Matrix<T>& M) {
 // ---------------------------------------------------------------------------
 // MLP
 
-template <class T>
-MLP<T>::MLP(const std::vector<std::size_t>& widths, Activation act, bool bias) : activation(act) {
-    if (widths.size() < 2) throw Error("MLP needs at least an input and an output width");
-    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(widths[i], widths[i + 1], bias);
+template <class T, class Layer>
+MLPOf<T, Layer>::MLPOf(std::vector<Layer> layers_, Activation act) : layers(std::move(layers_)), activation(act) {
     derivative_.resize(layers.size());
     out_.resize(layers.size());
     grad_.resize(layers.size());
 }
 
+namespace {
 template <class T>
-const Matrix<T>& MLP<T>::forward(const Matrix<T>& X) {
+std::vector<Linear<T>> chain_of_layers(const std::vector<std::size_t>& widths, bool bias) {
+    if (widths.size() < 2) throw Error("MLP needs at least an input and an output width");
+    std::vector<Linear<T>> layers;
+    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(widths[i], widths[i + 1], bias);
+    return layers;
+}
+}  // namespace
+
+template <class T>
+MLP<T>::MLP(const std::vector<std::size_t>& widths, Activation act, bool bias)
+    : MLPOf<T, Linear<T>>(chain_of_layers<T>(widths, bias), act) {}
+
+template <class T, class Layer>
+const Matrix<T>& MLPOf<T, Layer>::forward(const Matrix<T>& X) {
     input_ = &X;
     const bool smooth = !derivative_from_output(activation);
     const Matrix<T>* in = &X;
@@ -61,8 +73,8 @@ const Matrix<T>& MLP<T>::forward(const Matrix<T>& X) {
     return out_.back();
 }
 
-template <class T>
-const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+template <class T, class Layer>
+const Matrix<T>& MLPOf<T, Layer>::backward(const Matrix<T>& dY, bool need_input_grad) {
     const bool smooth = !derivative_from_output(activation);
     const Matrix<T>* g = &dY;
     for (std::size_t l = layers.size(); l-- > 0;) {
@@ -87,8 +99,8 @@ const Matrix<T>& MLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
     return input_grad_;
 }
 
-template <class T>
-void MLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+template <class T, class Layer>
+void MLPOf<T, Layer>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
     for (std::size_t i = 0; i < layers.size(); ++i)
         layers[i].collect_parameters(prefix + mlp_layer_name(i, layers.size()) + ".", out);
 }
@@ -110,12 +122,16 @@ Activation gated_variant_activation(const std::string& variant) {
     throw Error("unknown gated variant '" + variant + "' (expected glu, reglu, geglu, swiglu or bilinear)");
 }
 
-template <class T>
-GatedMLP<T>::GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias)
-    : gate(d, hidden, bias), up(d, hidden, bias), down(hidden, d, bias), activation(act) {}
+template <class T, class Layer>
+GatedMLPOf<T, Layer>::GatedMLPOf(Layer gate_, Layer up_, Layer down_, Activation act)
+    : gate(std::move(gate_)), up(std::move(up_)), down(std::move(down_)), activation(act) {}
 
 template <class T>
-const Matrix<T>& GatedMLP<T>::forward(const Matrix<T>& X) {
+GatedMLP<T>::GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias)
+    : GatedMLPOf<T, Linear<T>>(Linear<T>(d, hidden, bias), Linear<T>(d, hidden, bias), Linear<T>(hidden, d, bias), act) {}
+
+template <class T, class Layer>
+const Matrix<T>& GatedMLPOf<T, Layer>::forward(const Matrix<T>& X) {
     input_ = &X;
     linear_forward(gate, X, act_gate_, &activation, &pre_gate_);
     ensure_shape(hidden_, X.shape()[0], gate.out_features());
@@ -126,12 +142,12 @@ const Matrix<T>& GatedMLP<T>::forward(const Matrix<T>& X) {
     return out_;
 }
 
-template <class T>
-const Matrix<T>& GatedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+template <class T, class Layer>
+const Matrix<T>& GatedMLPOf<T, Layer>::backward(const Matrix<T>& dY, bool need_input_grad) {
     linear_backward_params(down, hidden_, dY);
     ensure_shape(d_gate_, dY.shape()[0], gate.out_features());
     hooks::GateBackward<T> chain{activation, act_gate_.data(), up_out_.data(), pre_gate_.data(), d_gate_.data(),
-                          static_cast<std::int64_t>(gate.out_features())};
+                                 static_cast<std::int64_t>(gate.out_features())};
     linear_backward_input<T>(down, dY, d_up_, T(0), nullptr, nullptr, {hooks::gate_backward_rows<T>, &chain});
     linear_backward_params(gate, *input_, d_gate_);
     linear_backward_params(up, *input_, d_up_);
@@ -144,8 +160,8 @@ const Matrix<T>& GatedMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad
     return input_grad_;
 }
 
-template <class T>
-void GatedMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+template <class T, class Layer>
+void GatedMLPOf<T, Layer>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
     gate.collect_parameters(prefix + "gate.", out);
     up.collect_parameters(prefix + "up.", out);
     down.collect_parameters(prefix + "down.", out);
@@ -154,20 +170,31 @@ void GatedMLP<T>::collect_parameters(const std::string& prefix, std::vector<Para
 // ---------------------------------------------------------------------------
 // BilinearMLP
 
-template <class T>
-BilinearMLP<T>::BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias)
-    : down(hidden, d, bias), activation(act) {
-    if (rank < 1) throw Error("BilinearMLP: rank must be at least 1");
-    for (std::size_t r = 0; r < rank; ++r) {
-        q.emplace_back(d, hidden, bias);
-        k.emplace_back(d, hidden, bias);
-    }
-    qx_.resize(rank);
-    kx_.resize(rank);
+template <class T, class Layer>
+BilinearMLPOf<T, Layer>::BilinearMLPOf(std::vector<Layer> q_, std::vector<Layer> k_, Layer down_, Activation act)
+    : q(std::move(q_)), k(std::move(k_)), down(std::move(down_)), activation(act) {
+    if (q.empty() || q.size() != k.size()) throw Error("BilinearMLP: rank must be at least 1");
+    qx_.resize(q.size());
+    kx_.resize(k.size());
 }
 
+namespace {
 template <class T>
-const Matrix<T>& BilinearMLP<T>::forward(const Matrix<T>& X) {
+std::vector<Linear<T>> rank_layers(std::size_t rank, std::size_t d, std::size_t hidden, bool bias) {
+    std::vector<Linear<T>> layers;
+    if (rank < 1) throw Error("BilinearMLP: rank must be at least 1");
+    for (std::size_t r = 0; r < rank; ++r) layers.emplace_back(d, hidden, bias);
+    return layers;
+}
+}  // namespace
+
+template <class T>
+BilinearMLP<T>::BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias)
+    : BilinearMLPOf<T, Linear<T>>(rank_layers<T>(rank, d, hidden, bias), rank_layers<T>(rank, d, hidden, bias),
+                                  Linear<T>(hidden, d, bias), act) {}
+
+template <class T, class Layer>
+const Matrix<T>& BilinearMLPOf<T, Layer>::forward(const Matrix<T>& X) {
     input_ = &X;
     ensure_shape(pre_, X.shape()[0], down.in_features());
     std::fill(pre_.begin(), pre_.end(), T(0));
@@ -185,8 +212,8 @@ const Matrix<T>& BilinearMLP<T>::forward(const Matrix<T>& X) {
     return out_;
 }
 
-template <class T>
-const Matrix<T>& BilinearMLP<T>::backward(const Matrix<T>& dY, bool need_input_grad) {
+template <class T, class Layer>
+const Matrix<T>& BilinearMLPOf<T, Layer>::backward(const Matrix<T>& dY, bool need_input_grad) {
     linear_backward_params(down, hidden_, dY);
     linear_backward_input(down, dY, d_hidden_);
     multiply_by_derivative<T>(activation, all(std::as_const(pre_)), all(d_hidden_));  // now dL/ds
@@ -211,8 +238,8 @@ const Matrix<T>& BilinearMLP<T>::backward(const Matrix<T>& dY, bool need_input_g
     return input_grad_;
 }
 
-template <class T>
-void BilinearMLP<T>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
+template <class T, class Layer>
+void BilinearMLPOf<T, Layer>::collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) {
     for (std::size_t r = 0; r < q.size(); ++r) {
         q[r].collect_parameters(prefix + "q" + std::to_string(r) + ".", out);
         k[r].collect_parameters(prefix + "k" + std::to_string(r) + ".", out);
@@ -236,13 +263,21 @@ std::vector<ParamRef<T>> AttentionProjections<T>::parameters() {
     return out;
 }
 
-template class MLP<float>;
-template class MLP<double>;
-template class GatedMLP<float>;
-template class GatedMLP<double>;
-template class BilinearMLP<float>;
-template class BilinearMLP<double>;
-template struct AttentionProjections<float>;
-template struct AttentionProjections<double>;
+// Each block over both layer types: the batched forms (nn/batched.h) derive
+// from the BatchedLinear instances.
+#define FFNLAB_INSTANTIATE(T)                   \
+    template class MLPOf<T, Linear<T>>;         \
+    template class MLPOf<T, BatchedLinear<T>>;  \
+    template class MLP<T>;                      \
+    template class GatedMLPOf<T, Linear<T>>;    \
+    template class GatedMLPOf<T, BatchedLinear<T>>; \
+    template class GatedMLP<T>;                 \
+    template class BilinearMLPOf<T, Linear<T>>; \
+    template class BilinearMLPOf<T, BatchedLinear<T>>; \
+    template class BilinearMLP<T>;              \
+    template struct AttentionProjections<T>;
+FFNLAB_INSTANTIATE(float)
+FFNLAB_INSTANTIATE(double)
+#undef FFNLAB_INSTANTIATE
 
 }  // namespace ffn::nn

@@ -7,6 +7,11 @@
 //   BilinearMLP:  x -> down( act( sum_r (x Q_r^T) * (x K_r^T) ) )   (seed 004)
 //   AttentionProjections: the four d x d projections of an attention block,
 //   kept only so parameter budgets can be compared by instantiation.
+//
+// Each block's passes are written once, over its layer type: Linear here,
+// BatchedLinear for the batched forms (nn/batched.h), whose layers go
+// through the same products instance by instance, so each instance gets the
+// bits of the block alone.
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,19 +25,19 @@ namespace ffn::nn {
 // (a one-layer MLP is "up").
 std::string mlp_layer_name(std::size_t i, std::size_t count);
 
-template <class T>
-class MLP : public Module<T> {
+template <class T, class Layer>
+class MLPOf : public Module<T> {
 public:
-    // widths = {d_in, hidden..., d_out}; at least two entries.
-    MLP(const std::vector<std::size_t>& widths, Activation act, bool bias = true);
-
     const Matrix<T>& forward(const Matrix<T>& X) override;
     const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
     // Parameter names: mlp_layer_name's, then "weight" or "bias".
     void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
-    std::vector<Linear<T>> layers;
+    std::vector<Layer> layers;
     Activation activation;
+
+protected:
+    MLPOf(std::vector<Layer> layers, Activation act);
 
 private:
     const Matrix<T>* input_ = nullptr;
@@ -40,22 +45,30 @@ private:
     Matrix<T> input_grad_;
 };
 
+template <class T>
+class MLP : public MLPOf<T, Linear<T>> {
+public:
+    // widths = {d_in, hidden..., d_out}; at least two entries.
+    MLP(const std::vector<std::size_t>& widths, Activation act, bool bias = true);
+};
+
 // The GLU variants by name: glu (sigmoid gate), reglu, geglu, swiglu,
 // bilinear (no activation).
 const std::vector<std::string>& gated_variant_names();
 Activation gated_variant_activation(const std::string& variant);
 
-template <class T>
-class GatedMLP : public Module<T> {
+template <class T, class Layer>
+class GatedMLPOf : public Module<T> {
 public:
-    GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias = false);
-
     const Matrix<T>& forward(const Matrix<T>& X) override;
     const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
     void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
-    Linear<T> gate, up, down;
+    Layer gate, up, down;
     Activation activation;
+
+protected:
+    GatedMLPOf(Layer gate, Layer up, Layer down, Activation act);
 
 private:
     const Matrix<T>* input_ = nullptr;
@@ -63,24 +76,37 @@ private:
 };
 
 template <class T>
-class BilinearMLP : public Module<T> {
+class GatedMLP : public GatedMLPOf<T, Linear<T>> {
 public:
-    // rank R >= 1 pairs (Q_r, K_r), each hidden x d; act applied to the sum.
-    BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias = false);
+    GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bias = false);
+};
 
+template <class T, class Layer>
+class BilinearMLPOf : public Module<T> {
+public:
     const Matrix<T>& forward(const Matrix<T>& X) override;
     const Matrix<T>& backward(const Matrix<T>& dY, bool need_input_grad = true) override;
     // Names: "q0", "k0", "q1", ..., "down".
     void collect_parameters(const std::string& prefix, std::vector<ParamRef<T>>& out) override;
 
-    std::vector<Linear<T>> q, k;
-    Linear<T> down;
+    std::vector<Layer> q, k;
+    Layer down;
     Activation activation;
+
+protected:
+    BilinearMLPOf(std::vector<Layer> q, std::vector<Layer> k, Layer down, Activation act);
 
 private:
     const Matrix<T>* input_ = nullptr;
     std::vector<Matrix<T>> qx_, kx_;
     Matrix<T> pre_, hidden_, out_, d_hidden_, d_q_, d_k_, input_grad_;
+};
+
+template <class T>
+class BilinearMLP : public BilinearMLPOf<T, Linear<T>> {
+public:
+    // rank R >= 1 pairs (Q_r, K_r), each hidden x d; act applied to the sum.
+    BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias = false);
 };
 
 template <class T>
