@@ -58,6 +58,7 @@ void get_instance(Module<T>& batched, std::size_t i, Module<T>& alone) {
 namespace {
 template <class T>
 std::vector<BatchedLinear<T>> stacks(std::size_t count, std::size_t instances, std::size_t in, std::size_t out, bool bias) {
+    if (count < 1) throw Error("BatchedBilinearMLP: rank must be at least 1");
     std::vector<BatchedLinear<T>> layers;
     for (std::size_t r = 0; r < count; ++r) layers.emplace_back(instances, in, out, bias);
     return layers;

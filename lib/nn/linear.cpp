@@ -51,40 +51,45 @@ struct Stack {
     const T* weight;
     const T* bias;
     std::size_t instances, in, out;
+    const char* name;  // for errors
 };
 
 template <class T>
 Stack<T> stack_of(const Linear<T>& layer) {
     return {layer.weight.data(), layer.has_bias() ? layer.bias.data() : nullptr, 1, layer.in_features(),
-            layer.out_features()};
+            layer.out_features(), "Linear"};
 }
 
 template <class T>
 Stack<T> stack_of(const BatchedLinear<T>& layer) {
     return {layer.weight.data(), layer.has_bias() ? layer.bias.data() : nullptr, layer.instances(),
-            layer.in_features(), layer.out_features()};
+            layer.in_features(), layer.out_features(), "BatchedLinear"};
 }
 
-// Each instance's rows of the stacked M; a matrix that does not split into
-// the instances' [tokens, features] blocks is a caller's error.
+// Each instance's rows of the stacked M, an input (X, in features) or an
+// output gradient (dY, out columns); a matrix that does not split into the
+// instances' [tokens, width] blocks is a caller's error.
 template <class T>
-std::size_t tokens_of(const Stack<T>& s, const Matrix<T>& M, std::size_t features, const char* what) {
+std::size_t tokens_of(const Stack<T>& s, const Matrix<T>& M, bool output_side, const char* pass) {
+    const std::size_t width = output_side ? s.out : s.in;
+    const std::string where = std::string(s.name) + pass + ": ";
     if (s.instances == 1) {
-        if (M.shape()[1] != features)
-            throw Error(std::string(what) + ": input has " + std::to_string(M.shape()[1]) + " features, layer expects " +
-                        std::to_string(features));
+        if (M.shape()[1] != width)
+            throw Error(where + (output_side ? "dY has " + std::to_string(M.shape()[1]) + " columns, layer has " +
+                                                   std::to_string(width) + " outputs"
+                                             : "input has " + std::to_string(M.shape()[1]) + " features, layer expects " +
+                                                   std::to_string(width)));
         return M.shape()[0];
     }
-    if (M.shape()[1] != features || M.shape()[0] % s.instances != 0)
-        throw Error(std::string(what) + ": expected a stack of " + std::to_string(s.instances) + " [tokens, " +
-                    std::to_string(features) + "] matrices, got " + std::to_string(M.shape()[0]) + " x " +
-                    std::to_string(M.shape()[1]));
+    if (M.shape()[1] != width || M.shape()[0] % s.instances != 0)
+        throw Error(where + "expected a stack of " + std::to_string(s.instances) + " [tokens, " + std::to_string(width) +
+                    "] matrices, got " + std::to_string(M.shape()[0]) + " x " + std::to_string(M.shape()[1]));
     return M.shape()[0] / s.instances;
 }
 
 template <class T>
 void forward(const Stack<T>& s, const Matrix<T>& X, Matrix<T>& Y, const Activation* act, Matrix<T>* pre, RowHook<T> then) {
-    const std::size_t tokens = tokens_of(s, X, s.in, "Linear");
+    const std::size_t tokens = tokens_of(s, X, false, "");
     const std::size_t rows = s.instances * tokens;
     ensure_shape(Y, rows, s.out);
     gemm::Epilogue<T> ep;
@@ -114,8 +119,9 @@ void forward(const Stack<T>& s, const Matrix<T>& X, Matrix<T>& Y, const Activati
 // weight_grad = dY^T X and bias_grad = column sums of dY, per instance.
 template <class T>
 void backward_params(const Stack<T>& s, const Matrix<T>& X, const Matrix<T>& dY, T* weight_grad, T* bias_grad) {
-    const std::size_t tokens = tokens_of(s, X, s.in, "Linear backward");
-    if (tokens_of(s, dY, s.out, "Linear backward") != tokens) throw Error("Linear backward: dY and X differ in tokens");
+    const std::size_t tokens = tokens_of(s, X, false, " backward");
+    if (tokens_of(s, dY, true, " backward") != tokens)
+        throw Error(std::string(s.name) + " backward: dY and X differ in tokens");
     // (out x tokens) . (tokens x in)
     gemm::gemm_batched<T>(i64(s.instances), Trans::yes, Trans::no, i64(s.out), i64(s.in), i64(tokens), T(1), dY.data(),
                           i64(s.out), X.data(), i64(s.in), T(0), weight_grad, i64(s.in),
@@ -134,12 +140,12 @@ void backward_params(const Stack<T>& s, const Matrix<T>& X, const Matrix<T>& dY,
 template <class T>
 void backward_input(const Stack<T>& s, const Matrix<T>& dY, Matrix<T>& dX, T beta, const Activation* act,
                     const Matrix<T>* z, RowHook<T> then) {
-    const std::size_t tokens = tokens_of(s, dY, s.out, "Linear backward");
+    const std::size_t tokens = tokens_of(s, dY, true, " backward");
     const std::size_t rows = s.instances * tokens;
     if (beta == T(0))
         ensure_shape(dX, rows, s.in);
     else if (dX.shape()[0] != rows || dX.shape()[1] != s.in)
-        throw Error("Linear backward: accumulating into a dX of another shape");
+        throw Error(std::string(s.name) + " backward: accumulating into a dX of another shape");
     gemm::Epilogue<T> ep;
     BackwardContext<T> ctx{};
     if (act && *act == Activation::relu) {

@@ -60,14 +60,16 @@ private:
 
 // ---------------------------------------------------------------------------
 // Fused pieces, for Linear and BatchedLinear alike: a BatchedLinear's
-// instance i gets the product and epilogue a Linear of its weights gets. Each product goes through gemm once; work on its output rides
-// in the gemm epilogue while the tile is in cache.
+// instance i gets the product and epilogue a Linear of its weights gets.
+// Each product goes through gemm once; work on its output rides in the gemm
+// epilogue while the tile is in cache. Operands of the wrong shape throw.
 
 // A caller's own work on a finished stretch of a product's output, run by
 // the gemm epilogue while the tile is in cache, on whichever gemm thread
 // finished it: `row` is the output at (i, j0), n values long. A stretch may
 // run on over several whole rows, so an index into a matrix of the output's
-// shape is i * columns + j0 + k for the k-th value.
+// shape is i * columns + j0 + k for the k-th value. For a BatchedLinear,
+// i numbers the rows across the whole stack.
 template <class T>
 struct RowHook {
     void (*fn)(T* row, std::int64_t i, std::int64_t j0, std::int64_t n, void* context) = nullptr;

@@ -1,6 +1,6 @@
 #pragma once
-// Feed-forward blocks built from Linear layers, each with forward and
-// backward passes (module.h states the conventions).
+// Feed-forward blocks built from Linear (or BatchedLinear) layers, each with
+// forward and backward passes (module.h states the conventions).
 //
 //   MLP:          x -> act(x W_up^T + b) -> ... -> h W_down^T + b   (any depth)
 //   GatedMLP:     x -> down( act(gate(x)) * up(x) )                 (GLU family)

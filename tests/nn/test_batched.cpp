@@ -309,6 +309,8 @@ TEST_CASE("a batched module's hook sees the stacked hidden activations, as each 
 TEST_CASE("a stack that does not split into the instances is refused") {
     nn::BatchedMLP<float> batched(3, {4, 8, 1}, nn::Activation::relu);
     const nn::Matrix<float> X = nn::Matrix<float>::from_shape({10, 4});  // 10 rows for 3 instances
-    CHECK_THROWS_WITH_AS(batched.forward(X), doctest::Contains("expected a stack of 3 [tokens, 4] matrices, got 10 x 4"),
-                         ffn::Error);
+    CHECK_THROWS_WITH_AS(batched.forward(X),
+                         doctest::Contains("BatchedLinear: expected a stack of 3 [tokens, 4] matrices, got 10 x 4"), ffn::Error);
+    CHECK_THROWS_WITH_AS(nn::BatchedBilinearMLP<float>(3, 4, 8, 0, nn::Activation::identity),
+                         doctest::Contains("BatchedBilinearMLP: rank must be at least 1"), ffn::Error);
 }
