@@ -67,9 +67,10 @@ same_files_everywhere() {
 # same: width.json trains ReLU nets through the same narrow kernel,
 # tests/nn/test_activation.cpp compares the smooth activations bit for bit,
 # and same_files_everywhere runs a GELU width sweep and a short glu_variants
-# sweep on every family. The toy models of superposition use no kernel
-# family (plain loops, built once): the best family's check covers them, and
-# same_files_everywhere runs tms_pentagon.json with every family and libm.
+# sweep on every family. The toy models of superposition train many small
+# products for 10000 steps a model; same_files_everywhere runs
+# tms_pentagon.json for 300 steps with every family and libm, which reaches
+# the same products and the same loops.
 configs_for_every_family() {
     for config in configs/*.json; do
         case "$config" in

@@ -55,27 +55,9 @@ void get_instance(Module<T>& batched, std::size_t i, Module<T>& alone) {
     copy_instance(batched, i, alone, false);
 }
 
-namespace {
-template <class T>
-std::vector<BatchedLinear<T>> stacks(std::size_t count, std::size_t instances, std::size_t in, std::size_t out, bool bias) {
-    if (count < 1) throw Error("BatchedBilinearMLP: rank must be at least 1");
-    std::vector<BatchedLinear<T>> layers;
-    for (std::size_t r = 0; r < count; ++r) layers.emplace_back(instances, in, out, bias);
-    return layers;
-}
-
-template <class T>
-std::vector<BatchedLinear<T>> chain_of_stacks(std::size_t instances, const std::vector<std::size_t>& widths, bool bias) {
-    if (widths.size() < 2) throw Error("BatchedMLP needs at least an input and an output width");
-    std::vector<BatchedLinear<T>> layers;
-    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(instances, widths[i], widths[i + 1], bias);
-    return layers;
-}
-}  // namespace
-
 template <class T>
 BatchedMLP<T>::BatchedMLP(std::size_t instances, const std::vector<std::size_t>& widths, Activation act, bool bias)
-    : MLPOf<T, BatchedLinear<T>>(chain_of_stacks<T>(instances, widths, bias), act) {}
+    : MLPOf<T, BatchedLinear<T>>(chain_of<BatchedLinear<T>>("BatchedMLP", widths, bias, instances), act) {}
 
 template <class T>
 BatchedGatedMLP<T>::BatchedGatedMLP(std::size_t instances, std::size_t d, std::size_t hidden, Activation act, bool bias)
@@ -85,7 +67,8 @@ BatchedGatedMLP<T>::BatchedGatedMLP(std::size_t instances, std::size_t d, std::s
 template <class T>
 BatchedBilinearMLP<T>::BatchedBilinearMLP(std::size_t instances, std::size_t d, std::size_t hidden, std::size_t rank,
                                           Activation act, bool bias)
-    : BilinearMLPOf<T, BatchedLinear<T>>(stacks<T>(rank, instances, d, hidden, bias), stacks<T>(rank, instances, d, hidden, bias),
+    : BilinearMLPOf<T, BatchedLinear<T>>(rank_of<BatchedLinear<T>>("BatchedBilinearMLP", rank, d, hidden, bias, instances),
+                                         rank_of<BatchedLinear<T>>("BatchedBilinearMLP", rank, d, hidden, bias, instances),
                                          BatchedLinear<T>(instances, hidden, d, bias), act) {}
 
 // ---------------------------------------------------------------------------

@@ -37,19 +37,9 @@ MLPOf<T, Layer>::MLPOf(std::vector<Layer> layers_, Activation act) : layers(std:
     grad_.resize(layers.size());
 }
 
-namespace {
-template <class T>
-std::vector<Linear<T>> chain_of_layers(const std::vector<std::size_t>& widths, bool bias) {
-    if (widths.size() < 2) throw Error("MLP needs at least an input and an output width");
-    std::vector<Linear<T>> layers;
-    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(widths[i], widths[i + 1], bias);
-    return layers;
-}
-}  // namespace
-
 template <class T>
 MLP<T>::MLP(const std::vector<std::size_t>& widths, Activation act, bool bias)
-    : MLPOf<T, Linear<T>>(chain_of_layers<T>(widths, bias), act) {}
+    : MLPOf<T, Linear<T>>(chain_of<Linear<T>>("MLP", widths, bias), act) {}
 
 template <class T, class Layer>
 const Matrix<T>& MLPOf<T, Layer>::forward(const Matrix<T>& X) {
@@ -178,19 +168,10 @@ BilinearMLPOf<T, Layer>::BilinearMLPOf(std::vector<Layer> q_, std::vector<Layer>
     kx_.resize(k.size());
 }
 
-namespace {
-template <class T>
-std::vector<Linear<T>> rank_layers(std::size_t rank, std::size_t d, std::size_t hidden, bool bias) {
-    std::vector<Linear<T>> layers;
-    if (rank < 1) throw Error("BilinearMLP: rank must be at least 1");
-    for (std::size_t r = 0; r < rank; ++r) layers.emplace_back(d, hidden, bias);
-    return layers;
-}
-}  // namespace
-
 template <class T>
 BilinearMLP<T>::BilinearMLP(std::size_t d, std::size_t hidden, std::size_t rank, Activation act, bool bias)
-    : BilinearMLPOf<T, Linear<T>>(rank_layers<T>(rank, d, hidden, bias), rank_layers<T>(rank, d, hidden, bias),
+    : BilinearMLPOf<T, Linear<T>>(rank_of<Linear<T>>("BilinearMLP", rank, d, hidden, bias),
+                                  rank_of<Linear<T>>("BilinearMLP", rank, d, hidden, bias),
                                   Linear<T>(hidden, d, bias), act) {}
 
 template <class T, class Layer>

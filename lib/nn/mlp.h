@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "nn/activation.h"
 #include "nn/linear.h"
 
@@ -24,6 +25,26 @@ namespace ffn::nn {
 // Layer i of `count`'s parameter prefix: "up", "mid1", "mid2", ..., "down"
 // (a one-layer MLP is "up").
 std::string mlp_layer_name(std::size_t i, std::size_t count);
+
+// The layers the blocks are made of, each as Layer(stack..., in, out,
+// bias): no `stack` for Linear, the instance count for BatchedLinear.
+// A chain of widths {d_in, hidden..., d_out}, for an MLP:
+template <class Layer, class... Stack>
+std::vector<Layer> chain_of(const char* block, const std::vector<std::size_t>& widths, bool bias, Stack... stack) {
+    if (widths.size() < 2) throw Error(std::string(block) + " needs at least an input and an output width");
+    std::vector<Layer> layers;
+    for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(stack..., widths[i], widths[i + 1], bias);
+    return layers;
+}
+// `rank` layers of one shape, for a bilinear block's Q_r or K_r:
+template <class Layer, class... Stack>
+std::vector<Layer> rank_of(const char* block, std::size_t rank, std::size_t in, std::size_t out, bool bias,
+                           Stack... stack) {
+    if (rank < 1) throw Error(std::string(block) + ": rank must be at least 1");
+    std::vector<Layer> layers;
+    for (std::size_t r = 0; r < rank; ++r) layers.emplace_back(stack..., in, out, bias);
+    return layers;
+}
 
 template <class T, class Layer>
 class MLPOf : public Module<T> {
