@@ -16,7 +16,9 @@
 #include "io/atomic_file.h"
 #include "report/table_io.h"
 #include "report/terminal.h"
+#include "experiments/support/plot.h"
 #include "runner/execute.h"
+#include "runner/output_set.h"
 #include "runner/run_cache.h"
 #include "runner/shard.h"
 #include "ffnlab/build_info.h"
@@ -40,7 +42,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_flag("--fresh", o.fresh, "Compute every run, reusing none from the run cache (it is still written)");
     cmd->add_option("--shard", o.shard,
                     "Compute only the I-th of N parts of the grid (balanced by cost) into --out DIR; `ffn-lab merge` "
-                    "joins the parts");
+                    "joins the parts")
+        ->check(not_empty);
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
@@ -83,16 +86,15 @@ void make_output_folder(const std::string& dir) {
 }
 
 // The whole set (every table as md/csv/json, and the manifest) goes in at
-// once: see io::StagedFolder.
-void write_outputs(io::StagedFolder& out, const std::string& kind, const std::vector<report::Table>& tables,
+// once: see runner::OutputSet.
+void write_outputs(runner::OutputSet& out, const std::string& kind, const std::vector<report::Table>& tables,
                    const report::Json& manifest) {
     for (const auto& t : tables) {
         io::write_file_atomically(out.file(t.name() + ".md"), to_markdown(t));
         io::write_file_atomically(out.file(t.name() + ".csv"), to_csv(t));
         io::write_file_atomically(out.file(t.name() + ".json"), report::results_document(kind, {t}, nullptr).dump(2) + "\n");
     }
-    io::write_file_atomically(out.file("manifest.json"), manifest.dump(2) + "\n");
-    out.commit();
+    out.commit(manifest);
 }
 
 // --out DIR, or with no folder named, Hydra's results/<config>/<UTC time>/.
@@ -106,54 +108,59 @@ std::string output_folder(const SweepOptions& o) {
     return (std::filesystem::path("results") / std::filesystem::path(o.config).stem() / stamp).string();
 }
 
-// The folder is replaced as a whole: rerunning a config replaces its own
-// tables, but another config's tables are not overwritten without a word.
-void refuse_other_configs_output(const std::string& dir, const std::string& config) {
-    const auto manifest = std::filesystem::path(dir) / "manifest.json";
-    if (!std::filesystem::is_regular_file(manifest)) return;
-    std::string theirs;
-    try {
-        theirs = runner::load_json_file(manifest.string()).value("config_file", "");
-    } catch (const Error&) {
-        return;  // not a manifest we can read: StagedFolder's own rule judges the folder
-    }
-    const auto same = [](const std::string& a, const std::string& b) {
-        std::error_code ec;
-        return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
-    };
-    if (!theirs.empty() && !same(theirs, config))
-        throw Error("--out " + dir + ": holds the tables of " + theirs + "; write " + config +
-                    "'s to another folder (or remove that one)");
-}
-
-// A training sweep's time from a measured cost per step: the whole plan
-// run twice for a few steps (probes, their outputs dropped), which gives a
-// cost per step and what every run costs besides its steps (set-up,
-// evaluation), scaled to the config's steps.
-std::string estimate_time(const runner::Plan& plan, const std::vector<runner::Override>& overrides, const SweepOptions& o) {
-    // Short, since they run every run: 80 steps in all, 1.6% of a
-    // 5000-step sweep (and its set-up and evaluation twice).
-    constexpr long kShort = 20, kLong = 60;
+// A training sweep's time from a measured cost per step: a sample of the
+// plan's work units (evenly spread, so every grid point's sizes are in it) run
+// for s and 2s steps (probes, nothing kept), s doubled until the longer
+// probe takes a quarter second, which gives a cost per step and what every
+// run costs besides its steps (set-up, evaluation), scaled to the config's
+// steps and to all its runs. The sample and the quarter second bound what
+// the estimate costs, however many runs the sweep has.
+std::string estimate_time(const runner::Plan& plan, const SweepOptions& o) {
+    constexpr std::size_t kSampleUnits = 8;
+    constexpr double kProbeSeconds = 0.25;
     if (!plan.kind->schema.find("steps"))
         return "estimated time: not measured (experiment '" + plan.kind->name + "' trains nothing; its runs take seconds)";
     if (std::find(plan.swept_keys.begin(), plan.swept_keys.end(), "steps") != plan.swept_keys.end())
         return "estimated time: not measured ('steps' is swept; the probes scale one number of steps)";
     const long steps = plan.runs.front().integer("steps");
-    if (steps <= kLong) return "estimated time: not measured (" + std::to_string(steps) + " steps: as short as the probes)";
+    // Whole work units, so that runs batched together are timed batched.
+    const auto units = runner::work_units(plan, std::vector<bool>(plan.runs.size(), true));
+    std::vector<std::size_t> sample;
+    for (std::size_t u = 0; u < std::min(units.size(), kSampleUnits); ++u)
+        for (const std::size_t i : units[u * units.size() / std::min(units.size(), kSampleUnits)]) sample.push_back(i);
+    const std::size_t n = plan.runs.size(), sampled = sample.size();
     const auto seconds_for = [&](long probe_steps) {
-        auto probe = overrides;
-        probe.push_back(runner::parse_override("steps=" + std::to_string(probe_steps)));
-        const auto probe_plan = runner::make_plan(runner::load_config(o.config), o.config, probe, experiments::all_kinds());
+        // The sampled runs alone, with fewer steps: nothing of the probe
+        // grows with the plan.
+        runner::Plan probe;
+        probe.kind = plan.kind;
+        probe.source = plan.source;
+        probe.seeds = plan.seeds;
+        std::vector<std::size_t> all;
+        for (const std::size_t i : sample) {
+            runner::Run run = plan.runs[i];
+            run.values["steps"] = probe_steps;
+            run.index = probe.runs.size();
+            all.push_back(run.index);
+            probe.runs.push_back(std::move(run));
+        }
         const auto start = std::chrono::steady_clock::now();
-        runner::execute(probe_plan, {o.threads, {}, ""});
+        runner::execute(probe, {.threads = o.threads, .only = all});
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    const double short_run = seconds_for(kShort), long_run = seconds_for(kLong);
-    const double per_step = std::max(0.0, (long_run - short_run) / (kLong - kShort));
-    const double fixed = std::max(0.0, short_run - per_step * kShort);
+    long s = std::max(1L, std::min(steps / 2, 10L));
+    double t1 = seconds_for(s), t2 = seconds_for(2 * s);
+    while (t2 < kProbeSeconds && 4 * s <= steps) {
+        s *= 2;
+        t1 = t2;
+        t2 = seconds_for(2 * s);
+    }
+    const double scale = static_cast<double>(n) / static_cast<double>(sampled);
+    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>(s)) * scale;
+    const double fixed = std::max(0.0, t1 * scale - per_step * static_cast<double>(s));
     return fmt::format("estimated time: about {:.1f} s ({:.3g} ms a step for all {} runs, and {:.2f} s besides the "
-                       "steps, from probes of {} and {} steps)",
-                       fixed + per_step * static_cast<double>(steps), per_step * 1e3, plan.runs.size(), fixed, kShort, kLong);
+                       "steps, from probes of {} and {} steps on {} of the runs)",
+                       fixed + per_step * static_cast<double>(steps), per_step * 1e3, n, fixed, s, 2 * s, sampled);
 }
 
 // runner::execute with the progress line on stderr (unless quiet).
@@ -227,7 +234,7 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
         throw Error("--shard: a part has no tables to print or draw; ffn-lab merge prints and draws the whole sweep's");
     if (!o.cache_dir.empty()) throw Error("--shard: its runs go to --out DIR/runs, which merge reads; leave out --cache");
     const runner::Shard shard = runner::parse_shard(o.shard);
-    const auto dir = std::filesystem::path(o.out_dir);
+    const auto dir = std::filesystem::path(runner::resolve_output_path(o.out_dir, "--out"));
     if (std::filesystem::exists(dir / "manifest.json"))
         throw Error("--out " + o.out_dir + ": holds a sweep's tables; a shard writes to a folder of its own");
     if (std::filesystem::is_regular_file(dir / "shard.json")) {
@@ -325,7 +332,7 @@ int run_sweep(const SweepOptions& given) {
         for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
         std::cout << fmt::format("{}: experiment '{}', {} runs ({} seeds{}{})\n", o.config, plan.kind->name, plan.runs.size(),
                                  plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
-        std::cout << estimate_time(plan, overrides, o) << "\n";
+        std::cout << estimate_time(plan, o) << "\n";
         return 0;
     }
     const bool terminal = o.format.empty() && (o.tty || ::isatty(STDOUT_FILENO));
@@ -349,35 +356,33 @@ int run_sweep(const SweepOptions& given) {
     if (!o.save_weights.empty() && !plan.kind->saves_weights)
         throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
     if (!o.shard.empty()) return run_shard(plan, o);
-    // A bad --out fails before the work, not after it.
-    std::optional<io::StagedFolder> out;
+    if (!o.plot_dir.empty()) experiments::plot::require_gnuplot();
+    // A bad --out fails before the work, not after it (runner::OutputSet
+    // judges the folder and holds it until the new set is in).
+    std::optional<runner::OutputSet> out;
     const std::string out_dir = output_folder(o);
-    if (!out_dir.empty()) {
-        refuse_other_configs_output(out_dir, o.config);
-        out.emplace(out_dir, "manifest.json", "runs");
-    }
+    if (!out_dir.empty()) out.emplace(out_dir, o.config);
     // Finished runs go to the cache as they finish, straight into OUT/runs
     // (not the staged set), so that a kill before the tables are written
     // keeps them; the staged set takes them over at commit.
-    const std::string cache = !o.cache_dir.empty() ? o.cache_dir : out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "runs").string();
-    if (!o.cache_dir.empty() && !out_dir.empty()) {
-        // The --out folder is replaced as a whole at the end: a cache inside
-        // it, other than its own runs/, would go with the old set.
-        const auto inside = [](const std::string& a, const std::string& b) {
-            std::error_code ec;
-            const auto x = std::filesystem::weakly_canonical(a, ec), y = std::filesystem::weakly_canonical(b, ec);
-            const auto [end, _] = std::mismatch(y.begin(), y.end(), x.begin(), x.end());
-            return end == y.end();
-        };
-        if (inside(o.cache_dir, out_dir) && !inside(o.cache_dir, (std::filesystem::path(out_dir) / "runs").string()))
-            throw Error("--cache " + o.cache_dir + ": inside --out " + out_dir + ", which is replaced as a whole; give a folder outside it");
-    }
-    if (!cache.empty()) make_output_folder(cache);
-    for (const auto* dir : {&o.save_weights, &o.plot_dir})
+    const std::string cache = !o.cache_dir.empty() ? runner::resolve_output_path(o.cache_dir, "--cache") : out ? out->cache() : "";
+    // The --out folder is replaced as a whole at the end: a cache inside
+    // it, other than its own runs/, would go with the old set.
+    if (!o.cache_dir.empty() && out && out->holds(cache) && !runner::is_inside(cache, out->cache()))
+        throw Error("--cache " + o.cache_dir + ": inside --out " + out_dir + ", which is replaced as a whole; give a folder outside it");
+    // Weights and figures inside --out join the set; elsewhere they go where named.
+    const auto folder_for = [&](const std::string& dir, const char* what) {
+        if (dir.empty()) return dir;
+        const std::string real = runner::resolve_output_path(dir, what);
+        return out ? out->place(real) : real;
+    };
+    const std::string weights = folder_for(o.save_weights, "--save-weights"), plots = folder_for(o.plot_dir, "--plot");
+    const bool plots_in_set = out && !o.plot_dir.empty() && out->holds(runner::resolve_output_path(o.plot_dir, "--plot"));
+    for (const auto* dir : {&cache, &weights, &plots})
         if (!dir->empty()) make_output_folder(*dir);
     runner::SweepResult result = execute_with_progress(plan,
                                                        {.threads = o.threads,
-                                                        .artifacts = o.save_weights,
+                                                        .artifacts = weights,
                                                         .cache = cache,
                                                         .fresh = o.fresh,
                                                         .cache_also = shard_caches,
@@ -391,12 +396,14 @@ int run_sweep(const SweepOptions& given) {
         std::cerr << fmt::format("{}: {} of {} runs reused from {} (--fresh computes them all)\n", o.config,
                                  result.manifest.value("runs_reused", 0), plan.runs.size(), cache);
     // Files and figures first: a display option that names no table or
-    // column (known only now) must not cost the sweep's results.
+    // column (known only now) must not cost the sweep's results. Figures
+    // inside --out are part of its set, so they are drawn before it goes in.
+    if (plots_in_set) plan.kind->plot(plan, result.tables, plots, {o.plot_width, o.plot_seed});
     if (out) {
         write_outputs(*out, plan.kind->name, result.tables, result.manifest);
         if (!o.quiet && o.out_dir.empty()) std::cerr << o.config << ": tables written to " << out_dir << "\n";
     }
-    if (!o.plot_dir.empty()) plan.kind->plot(plan, result.tables, o.plot_dir, {o.plot_width, o.plot_seed});
+    if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, {o.plot_width, o.plot_seed});
     std::vector<report::Table> shown;
     for (const auto& name : o.tables) {
         std::string known;

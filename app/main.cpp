@@ -1,8 +1,17 @@
 // ffn-lab: the command-line front end. CLI wiring only; every computation
 // lives in lib/ and experiments/.
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "cmd_bench.h"
@@ -16,8 +25,68 @@
 #include "gemm/gemm.h"
 #include "runner/schema.h"
 
+namespace {
+
+// An error line as the terminal shows it: control characters from a key, a
+// value or a file name (ESC, BEL, a newline) written as \xNN, so that the
+// line stays one line and no escape sequence reaches the terminal.
+std::string printable(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            out += hex;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+int fail(const std::string& message, int code = static_cast<int>(ffn::ExitCode::bad_input)) {
+    std::cerr << "ffn-lab: " << printable(message) << "\n";
+    return code;
+}
+
+// A closed stdin, stdout or stderr would be handed to the next file opened
+// (a lock file, a table) and what was printed would land in it: each is
+// held by /dev/null, stdout by /dev/full, so that printing to a closed
+// stdout fails like a full disk. True when stdout was closed.
+bool hold_standard_streams() {
+    bool stdout_closed = false;
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        if (fd == STDOUT_FILENO) stdout_closed = true;
+        const int held = ::open(fd == STDOUT_FILENO ? "/dev/full" : "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+        if (held >= 0 && held != fd) {
+            ::dup2(held, fd);
+            ::close(held);
+        }
+    }
+    return stdout_closed;
+}
+
+// The tables reached stdout, or one line says they did not (a full disk,
+// a closed pipe or descriptor): never lost with exit 0.
+int finish_stdout(int code, bool stdout_closed) {
+    errno = 0;
+    std::cout.flush();
+    const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (!failed) return code;
+    const std::string why = stdout_closed ? "it is closed" : errno ? std::strerror(errno) : "a write failed";
+    return fail("stdout: the output could not be written (" + why + ")");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     using namespace ffn::app;
+    const bool stdout_closed = hold_standard_streams();
+    // A reader that has gone (gnuplot, a pipe's other end) is an error
+    // to report, not a signal that ends ffn-lab without a word.
+    std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"ffn-lab: experiments on the transformer feed-forward (MLP) layer"};
     app.set_version_flag("--version", std::string("ffn-lab ") + ffn::build::version +
                                           (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : ""));
@@ -62,13 +131,11 @@ int main(int argc, char** argv) {
             for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
             if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
                 const auto guess = ffn::runner::did_you_mean(argv[1], names);
-                std::cerr << "ffn-lab: unknown command '" << argv[1] << "'"
-                          << (guess ? " (did you mean '" + *guess + "'?)" : std::string()) << "; see ffn-lab --help\n";
-                return static_cast<int>(ffn::ExitCode::bad_input);
+                return fail("unknown command '" + std::string(argv[1]) + "'" +
+                            (guess ? " (did you mean '" + *guess + "'?)" : std::string()) + "; see ffn-lab --help");
             }
         }
-        std::cerr << "ffn-lab: " << e.what() << " (see ffn-lab --help)\n";
-        return static_cast<int>(ffn::ExitCode::bad_input);
+        return fail(std::string(e.what()) + " (see ffn-lab --help)");
     }
 
     // A misspelt cap would otherwise run on the best kernels without a word.
@@ -77,20 +144,30 @@ int main(int argc, char** argv) {
         return static_cast<int>(ffn::ExitCode::bad_input);
     }
 
+    int code = 0;
     try {
-        if (sweep_cmd->parsed()) return run_sweep(sweep);
-        if (merge_cmd->parsed()) return run_sweep(merge);
-        if (slurm_cmd->parsed()) return run_slurm(slurm);
-        if (list_cmd->parsed()) return run_list(list);
-        if (diff_cmd->parsed()) return run_diff(diff);
-        if (check_cmd->parsed()) return run_check(check);
-        if (bench_cmd->parsed()) return run_bench(bench, argv);
+        if (sweep_cmd->parsed()) code = run_sweep(sweep);
+        else if (merge_cmd->parsed()) code = run_sweep(merge);
+        else if (slurm_cmd->parsed()) code = run_slurm(slurm);
+        else if (list_cmd->parsed()) code = run_list(list);
+        else if (diff_cmd->parsed()) code = run_diff(diff);
+        else if (check_cmd->parsed()) code = run_check(check);
+        else if (bench_cmd->parsed()) code = run_bench(bench, argv);
     } catch (const ffn::Error& e) {
-        std::cerr << "ffn-lab: " << e.what() << "\n";
-        return static_cast<int>(e.code());
+        std::cout.flush();
+        return fail(e.what(), static_cast<int>(e.code()));
+    } catch (const std::filesystem::filesystem_error& e) {
+        // Every path comes from the user: a name too long, a symlink loop,
+        // a folder that cannot be read is bad input, named.
+        std::cout.flush();
+        return fail(e.path1().string() + ": " + e.code().message());
+    } catch (const std::bad_alloc&) {
+        std::cout.flush();
+        return fail("out of memory: the sweep needs more than this machine (or its limit on memory) gives; "
+                    "try fewer runs or smaller sizes");
     } catch (const std::exception& e) {
-        std::cerr << "ffn-lab: internal error: " << e.what() << "\n";
-        return 3;
+        std::cout.flush();
+        return fail(std::string("internal error: ") + e.what(), 3);
     }
-    return 0;
+    return finish_stdout(code, stdout_closed);
 }

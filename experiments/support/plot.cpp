@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "io/atomic_file.h"
+#include "io/process.h"
 
 namespace ffn::experiments::plot {
 
@@ -40,14 +41,21 @@ void render(const std::string& body, const std::string& output) {
                                "set output " + quoted(svg) + "\n" + body + "unset output\n" +
                                "set terminal pngcairo size 1600,1000 background rgb 'white' noenhanced font 'sans,22'\n"
                                "set output " + quoted(png) + "\n" + body + "unset output\n";  // not replot: it redraws a multiplot's last panel only
-    FILE* pipe = ::popen("gnuplot", "w");
-    if (!pipe) throw Error("--plot: cannot start gnuplot (apt-get install gnuplot-nox)");
-    std::fwrite(script.data(), 1, script.size(), pipe);
-    const int status = ::pclose(pipe);
+    // Through io::Coprocess, with no shell and a time limit: a gnuplot that
+    // hangs is stopped, one that is missing was refused before the sweep
+    // (require_gnuplot).
+    io::Coprocess gnuplot({"gnuplot"}, {}, /*quiet=*/true);
+    gnuplot.write_line(script);
+    const int status = gnuplot.finish();
     if (status != 0 || !std::filesystem::exists(svg) || !std::filesystem::exists(png))
         throw Error(fmt::format("--plot: gnuplot failed to draw {} (status {}; apt-get install gnuplot-nox)", output, status));
     io::write_file_atomically(output, io::read_file(svg));
     io::write_file_atomically(std::filesystem::path(output).replace_extension(".png").string(), io::read_file(png));
+}
+
+void require_gnuplot() {
+    if (!io::program_exists("gnuplot"))
+        throw Error("--plot: gnuplot is not on PATH, and it draws the figures (Debian: apt-get install gnuplot-nox)");
 }
 
 // A title gnuplot shows as it is: only characters that no gnuplot syntax

@@ -14,6 +14,9 @@ namespace ffn::experiments::plot {
 // beside (the same name, .png, 1600 x 1000 for slides), or throws
 // ffn::Error (gnuplot missing or failing, a full disk).
 void render(const std::string& body, const std::string& output);
+// Refuses (ffn::Error) when gnuplot cannot be run: called before a sweep
+// that draws, so that no work is lost to a missing program.
+void require_gnuplot();
 
 // Line colours 1..8 that readers with any common colour blindness tell
 // apart on white (Okabe and Ito's, without their yellow, which vanishes on

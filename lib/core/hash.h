@@ -6,9 +6,9 @@
 
 namespace ffn {
 
-// FNV-1a, 64-bit (Fowler, Noll, Vo).
-inline std::uint64_t fnv1a64(std::string_view bytes) {
-    std::uint64_t h = 0xcbf29ce484222325ull;
+// FNV-1a, 64-bit (Fowler, Noll, Vo). `h` carries a hash over in pieces:
+// fnv1a64(b, fnv1a64(a)) == fnv1a64(a + b).
+inline std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ull) {
     for (unsigned char c : bytes) {
         h ^= c;
         h *= 0x100000001b3ull;

@@ -2,16 +2,20 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/hash.h"
 
 namespace ffn::io {
 
@@ -63,42 +67,45 @@ std::string read_file(const std::string& path) {
     return buffer.str();
 }
 
+std::uint64_t hash_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a regular file, expected a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
+    std::string piece(std::size_t{1} << 20, '\0');
+    std::uint64_t h = fnv1a64("");
+    while (in) {
+        in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+        h = fnv1a64(std::string_view(piece.data(), static_cast<std::size_t>(in.gcount())), h);
+    }
+    if (in.bad()) throw Error(path + ": cannot read file (" + std::strerror(errno) + ")");
+    return h;
+}
+
 namespace fs = std::filesystem;
 
-StagedFolder::StagedFolder(const std::string& path, const std::string& marker, const std::string& keep) : path_(path), keep_(keep) {
+StagedFolder::StagedFolder(const std::string& path, const std::string& keep) : path_(path), keep_(keep) {
     if (path.empty()) throw Error("output folder: an empty path");
-    std::error_code ec;
     const fs::path target = fs::path(path).lexically_normal();
     if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
         throw Error(path + ": name a folder of its own for the output (not . or ..)");
-    if (fs::exists(target, ec)) {
-        if (!fs::is_directory(target, ec)) throw Error(path + ": exists and is not a folder");
-        // A folder holding only `keep`, and `keep` only files of the
-        // cache's names (16 hex digits and .json, or a killed write's
-        // .tmp- file): anything else may be somebody's data.
-        const auto only_keep = [&] {
-            if (keep.empty()) return false;
-            std::error_code list;
-            for (const auto& entry : fs::directory_iterator(target, list))
-                if (entry.path().filename() != keep) return false;
-            if (list) return false;
-            for (const auto& entry : fs::directory_iterator(target / keep, list)) {
-                const std::string name = entry.path().filename().string();
-                const bool hex = name.size() >= 21 && name.compare(16, 5, ".json") == 0 &&
-                                 name.find_first_not_of("0123456789abcdef") == 16;
-                if (!hex || !(name.size() == 21 || name.compare(21, 5, ".tmp-") == 0) || !entry.is_regular_file(list)) return false;
-            }
-            return !list;
-        };
-        if (!fs::is_empty(target, ec) && !fs::exists(target / marker, ec) && !only_keep())
-            throw Error(path + ": holds files ffn-lab did not write (no " + marker +
-                        "); its contents would be replaced, so name a new or empty folder");
-    }
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
     fs::create_directories(parent, ec);
-    std::string name = (parent / ("." + target.filename().string() + ".staging-XXXXXX")).string();
+    if (ec) throw Error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
+    // Killed runs' staging folders: the caller holds the lock, so none is alive.
+    const std::string prefix = "." + target.filename().string() + ".staging-";
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() == prefix.size() + 6 && name.starts_with(prefix) && entry.is_directory(ec) && !entry.is_symlink(ec))
+            fs::remove_all(entry.path(), ec);
+    }
+    std::string name = (parent / (prefix + "XXXXXX")).string();
     if (!::mkdtemp(name.data())) fail(path, "cannot create a folder beside it");
     staging_ = name;
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(staging_.c_str(), 0777 & ~mask);
 }
 
 StagedFolder::~StagedFolder() {
@@ -113,7 +120,7 @@ void StagedFolder::commit() {
     std::error_code ec;
     // The kept subfolder's files, linked (not copied) into the new set; a
     // ".tmp-" name is what a killed write_file_atomically left.
-    if (!keep_.empty() && fs::is_directory(fs::path(path_) / keep_, ec)) {
+    if (!keep_.empty() && fs::is_directory(fs::symlink_status(fs::path(path_) / keep_, ec))) {
         const fs::path into = fs::path(staging_) / keep_;
         fs::create_directories(into, ec);
         for (const auto& entry : fs::directory_iterator(fs::path(path_) / keep_, ec)) {
@@ -140,6 +147,73 @@ void StagedFolder::commit() {
     // The old set now sits at the staging name.
     fs::remove_all(staging_, ec);
     committed_ = true;
+}
+
+FolderLock::FolderLock(const std::string& path, const std::string& note,
+                       const std::function<void(const std::string&)>& may_wait) {
+    const fs::path target = fs::path(path).lexically_normal();
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
+    file_ = (parent / ("." + target.filename().string() + ".lock")).string();
+    bool asked = false;
+    // The holder removes the file as it lets go (so that no lock file
+    // outlives a run), and a waiter may then hold a removed file's lock:
+    // taken again until the file locked is the one at the name.
+    for (;;) {
+        // O_NOFOLLOW: a link planted at the lock's name is refused, not written through.
+        fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd_ < 0) fail(path, "cannot make the lock file " + file_ + " beside it");
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            // The holder writes its note just after it takes the lock, and the
+            // file may still hold a dead process's note: wait (2 s at most) for
+            // a note whose process is alive, or for the lock to come free.
+            std::string holder;
+            bool free = false;
+            for (int attempt = 0; attempt < 100 && !free; ++attempt) {
+                std::string text(512, '\0');
+                const ssize_t n = ::pread(fd_, text.data(), text.size(), 0);
+                text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+                if (const auto end = text.find('\n'); end != std::string::npos) text.resize(end);
+                const auto space = text.find(' ');
+                const long pid = space == std::string::npos ? 0 : std::strtol(text.c_str(), nullptr, 10);
+                if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0) {
+                    holder = text.substr(space + 1);
+                    break;
+                }
+                ::usleep(20000);
+                free = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+            }
+            try {
+                if (!free && !asked) may_wait(holder);
+                asked = true;
+            } catch (...) {
+                ::close(fd_);
+                fd_ = -1;
+                throw;
+            }
+            while (!free && ::flock(fd_, LOCK_EX) != 0)
+                if (errno != EINTR) {
+                    ::close(fd_);
+                    fail(path, "cannot lock " + file_);
+                }
+        }
+        struct stat held {}, named {};
+        if (::fstat(fd_, &held) == 0 && ::lstat(file_.c_str(), &named) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+            break;
+        ::close(fd_);
+    }
+    const std::string line = std::to_string(::getpid()) + " " + note + "\n";
+    // The note only informs the next comer: the lock is held whether or not it is written.
+    [[maybe_unused]] const bool noted =
+        ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+}
+
+FolderLock::~FolderLock() {
+    if (fd_ < 0) return;
+    ::unlink(file_.c_str());  // still held: no one else has this name's lock
+    ::close(fd_);             // drops the flock
 }
 
 }  // namespace ffn::io

@@ -2,6 +2,7 @@
 // Files that appear whole or not at all: write to a temporary file in the same
 // folder, flush it to disk, then rename it over the target. A run killed
 // mid-write leaves the old file (or none), never half a table.
+#include <functional>
 #include <string>
 
 namespace ffn::io {
@@ -13,36 +14,63 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 // Reads a whole regular file; throws ffn::Error naming the path when it cannot.
 std::string read_file(const std::string& path);
 
+// fnv1a64 of a whole regular file, read in pieces: a file of any size
+// hashes in bounded memory. Throws ffn::Error naming the path.
+std::uint64_t hash_file(const std::string& path);
+
 // A folder written as one unit. Its files go into a hidden sibling folder
 // made at construction (so an unwritable place fails before any work), and
 // commit() swaps that folder in with one atomic exchange (Linux's
 // renameat2 RENAME_EXCHANGE): a reader of `path`, a killed run or a second
 // run writing to the same place meets the whole old set or the whole new
-// one, never a mix. An existing `path` must be empty or hold `marker` (a
-// folder this class wrote): anything else is refused, since the exchange
-// replaces the folder as a whole. A staging folder left by a killed run is
-// a hidden ".NAME.staging-*" sibling, never inside `path`.
+// one, never a mix. The old set is then deleted as a whole: the caller
+// has judged that everything in it may go (runner::OutputSet does), and
+// holds the folder's FolderLock, so any other ".NAME.staging-*" sibling
+// is a killed run's and is removed here. The new folder gets the mode
+// the umask gives a new folder, not mkdtemp's 0700.
 //
 // `keep` names a subfolder that outlives the swap: files written straight
 // into path/keep while the set is staged (sweep's run cache, one file per
 // finished run, which must survive a kill before commit) are linked into
-// the new set at commit. A folder holding only `keep`, itself holding only
-// run-cache files (16 hex digits, .json), is accepted as one this class
-// wrote.
+// the new set at commit.
 class StagedFolder {
 public:
-    StagedFolder(const std::string& path, const std::string& marker, const std::string& keep = "");
+    explicit StagedFolder(const std::string& path, const std::string& keep = "");
     ~StagedFolder();
     StagedFolder(const StagedFolder&) = delete;
     StagedFolder& operator=(const StagedFolder&) = delete;
 
     // Where to write the file `name` of the set.
     std::string file(const std::string& name) const;
+    // The staged folder itself.
+    const std::string& staging() const { return staging_; }
     void commit();
 
 private:
     std::string path_, staging_, keep_;
     bool committed_ = false;
+};
+
+// One writer at a time for a folder that may not exist yet: an exclusive
+// flock(2) on the hidden file ".NAME.lock" beside it, held until
+// destruction, which removes the file. The kernel drops the lock when the
+// process ends, kill -9 included, so a killed run never leaves the folder
+// locked (its file stays until the next run there). The holder's
+// `note` (one line: what it is writing) is kept in the file, after its
+// pid, for the next comer. When the lock is taken, `may_wait` gets the
+// holder's note (empty when no live holder has written one within 2 s) and
+// either throws (ffn::Error: refuse) or returns, and the lock is then
+// waited for.
+class FolderLock {
+public:
+    FolderLock(const std::string& path, const std::string& note, const std::function<void(const std::string&)>& may_wait);
+    ~FolderLock();
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    std::string file_;
+    int fd_ = -1;
 };
 
 }  // namespace ffn::io

@@ -57,6 +57,10 @@ Json parse_json(std::string_view text, const std::string& where) {
         else if (event == Json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
                  duplicate.empty())
             duplicate = parsed.get<std::string>();
+        // An ordered object finds each new key by a linear search: bounded,
+        // so that a hostile file cannot make parsing quadratic for minutes.
+        if (event == Json::parse_event_t::key && !open.empty() && open.back().size() > kMaxJsonKeys)
+            throw Error(where + ": invalid JSON: an object with more than " + std::to_string(kMaxJsonKeys) + " keys");
         return true;
     };
     Json value;

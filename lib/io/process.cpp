@@ -1,15 +1,22 @@
 #include "io/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <thread>
 
 #include "core/error.h"
 
@@ -19,10 +26,44 @@ namespace ffn::io {
 
 namespace {
 constexpr std::size_t kMaxOutput = std::size_t{64} << 20;
+
+std::string fmt_silent(const std::string& program) {
+    return program + ": no output and no exit for " + std::to_string(child_timeout()) +
+           " s, so it was stopped (FFNLAB_CHILD_TIMEOUT sets the limit)";
+}
 }  // namespace
 
-Coprocess::Coprocess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, bool quiet) {
+int child_timeout() {
+    const char* text = std::getenv("FFNLAB_CHILD_TIMEOUT");
+    if (!text) return 120;
+    const std::string value = text;
+    if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(value) < 1 || std::stoi(value) > 86400)
+        throw Error("FFNLAB_CHILD_TIMEOUT='" + value + "': expected a whole number of seconds from 1 to 86400");
+    return std::stoi(value);
+}
+
+bool program_exists(const std::string& program) {
+    const auto runnable = [](const std::string& path) {
+        std::error_code ec;
+        return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+    };
+    if (program.find('/') != std::string::npos) return runnable(program);
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    for (std::size_t start = 0; start <= dirs.size();) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        const std::string dir = dirs.substr(start, end - start);
+        if (runnable((dir.empty() ? std::string(".") : dir) + "/" + program)) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+Coprocess::Coprocess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, bool quiet)
+    : name_(args.empty() ? std::string() : args.front()) {
     if (args.empty()) throw Error("Coprocess: no program to run");
+    child_timeout();  // a bad $FFNLAB_CHILD_TIMEOUT is refused before anything runs
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) {
         const std::string entry = *e;
@@ -84,7 +125,7 @@ int Coprocess::terminate() {
         out_fd_ = -1;
     }
     buffer_.clear();
-    return wait();
+    return wait(/*killed=*/true);
 }
 
 bool Coprocess::write_line(const std::string& line) {
@@ -98,7 +139,16 @@ bool Coprocess::write_line(const std::string& line) {
     const std::string data = line + "\n";
     bool ok = true;
     for (std::size_t done = 0; done < data.size() && ok;) {
-        const ssize_t n = ::write(in_fd_, data.data() + done, data.size() - done);
+        // A program that stops reading would block the write for ever.
+        pollfd ready{in_fd_, POLLOUT, 0};
+        const int polled = ::poll(&ready, 1, child_timeout() * 1000);
+        if (polled == 0) {
+            pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+            stop_silent();
+        }
+        if (polled < 0) continue;  // EINTR
+        // At most PIPE_BUF bytes, which a pipe that polled writable takes whole.
+        const ssize_t n = ::write(in_fd_, data.data() + done, std::min<std::size_t>(data.size() - done, PIPE_BUF));
         if (n > 0) done += static_cast<std::size_t>(n);
         else if (n < 0 && errno != EINTR) ok = false;
     }
@@ -110,10 +160,19 @@ bool Coprocess::write_line(const std::string& line) {
     return ok;
 }
 
+void Coprocess::stop_silent() {
+    terminate();
+    throw Error(fmt_silent(name_));
+}
+
 bool Coprocess::fill() {
     if (out_fd_ < 0) return false;
     char buf[4096];
     for (;;) {
+        pollfd ready{out_fd_, POLLIN, 0};
+        const int polled = ::poll(&ready, 1, child_timeout() * 1000);
+        if (polled < 0 && errno == EINTR) continue;
+        if (polled == 0) stop_silent();
         const ssize_t n = ::read(out_fd_, buf, sizeof buf);
         if (n > 0) {
             total_ += static_cast<std::size_t>(n);
@@ -154,11 +213,16 @@ int Coprocess::finish(std::string* rest_of_output) {
     return wait();
 }
 
-int Coprocess::wait() {
+int Coprocess::wait(bool killed) {
     if (pid_ <= 0) return 128;
     int status = 0;
     pid_t waited;
-    while ((waited = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    // Polled, so that a program that closed its output but never ends is
+    // stopped like one that never writes.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(child_timeout());
+    while ((waited = ::waitpid(pid_, &status, killed ? 0 : WNOHANG)) == 0 || (waited < 0 && errno == EINTR)) {
+        if (std::chrono::steady_clock::now() > deadline) stop_silent();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     pid_ = -1;
     if (waited < 0) return 128;  // no status to read (SIGCHLD ignored, say): not a success

@@ -16,6 +16,11 @@ namespace ffn::io {
 // is ours, or /dev/null when `quiet`. Throws ffn::Error when it cannot be
 // started. Destroyed before finish(), it is killed and reaped: no orphan
 // outlives an error.
+//
+// A program that neither writes nor ends for child_timeout() seconds is
+// killed, and the read or the wait that was waiting for it throws
+// ffn::Error naming it: a gnuplot or an sbatch that hangs never hangs
+// ffn-lab.
 class Coprocess {
 public:
     Coprocess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}, bool quiet = false);
@@ -40,13 +45,24 @@ public:
 
 private:
     bool fill();  // reads more output into buffer_; false at its end
-    int wait();   // reaps it: its status
+    int wait(bool killed = false);  // reaps it: its status (killed: SIGKILL sent, so wait without a limit)
+    [[noreturn]] void stop_silent();  // kills it for its silence and throws
 
+    std::string name_;
     pid_t pid_ = -1;
     int in_fd_ = -1, out_fd_ = -1;
     std::string buffer_;
     std::size_t total_ = 0;
 };
+
+// How long a child program may go without a word or an exit: 120 s, or
+// $FFNLAB_CHILD_TIMEOUT seconds (a whole number from 1 to 86400; anything
+// else is refused), for tests and for slow clusters.
+int child_timeout();
+
+// Whether `program` can be run: a path to an executable file, or a name
+// found on $PATH. Checked before work that would need it.
+bool program_exists(const std::string& program);
 
 struct ProgramResult {
     int status = 0;      // the exit status; 128 + the signal when a signal ended it

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -95,17 +98,42 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
-    const std::string data = read_file(path);
     auto fail = [&](const std::string& what) -> Error { return Error(path + ": not a valid safetensors file: " + what); };
-    if (data.size() < 8) throw fail("shorter than the 8-byte header length");
+    // The header first, and the data only once the header has said how
+    // large it is: a file far larger than its header is refused unread.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw Error(path + ": not a regular file (a folder, a pipe or a device?), expected a safetensors file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
+    in.seekg(0, std::ios::end);
+    const auto file_size = static_cast<std::uint64_t>(std::max<std::streamoff>(0, in.tellg()));
+    in.seekg(0);
+    if (file_size < 8) throw fail("shorter than the 8-byte header length");
+    unsigned char length[8];
+    in.read(reinterpret_cast<char*>(length), 8);
     std::uint64_t n = 0;
-    for (int b = 7; b >= 0; --b) n = (n << 8) | static_cast<unsigned char>(data[static_cast<std::size_t>(b)]);
+    for (int b = 7; b >= 0; --b) n = (n << 8) | length[b];
     if (n > kMaxHeader) throw fail("header length " + std::to_string(n) + " is implausibly large");
-    if (n > data.size() - 8) throw fail("header length " + std::to_string(n) + " runs past the end of the file");
-    const Json header = parse_json(std::string_view(data).substr(8, n), path + ": safetensors header");
+    if (n > file_size - 8) throw fail("header length " + std::to_string(n) + " runs past the end of the file");
+    std::string header_text(n, '\0');
+    in.read(header_text.data(), static_cast<std::streamsize>(n));
+    const Json header = parse_json(header_text, path + ": safetensors header");
     if (!header.is_object()) throw fail("header is not a JSON object");
-    const std::uint64_t data_size = data.size() - 8 - n;
-    const char* base = data.data() + 8 + n;
+    const std::uint64_t data_size = file_size - 8 - n;
+    std::uint64_t data_end = 0;
+    for (const auto& item : header.items())
+        if (item.key() != "__metadata__" && item.value().is_object() && item.value().contains("data_offsets") &&
+            item.value()["data_offsets"].is_array() && item.value()["data_offsets"].size() == 2 &&
+            item.value()["data_offsets"][1].is_number_unsigned())
+            data_end = std::max(data_end, item.value()["data_offsets"][1].get<std::uint64_t>());
+    if (data_end < data_size)
+        throw fail("the data section has " + std::to_string(data_size - data_end) + " unused bytes at its end");
+    std::string data(data_size, '\0');
+    in.read(data.data(), static_cast<std::streamsize>(data_size));
+    if (!in) throw Error(path + ": cannot read the file whole (" + std::strerror(errno) + ")");
+    const char* base = data.data();
 
     SafetensorsFile file;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;

@@ -36,14 +36,21 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
             const auto c = t->find_column(column);
             if (!c) throw Error(e.origin + ": table '" + e.table + "' has no column '" + column + "'");
             const std::string doc_name = column + " (doc)";
-            if (!t->find_column(doc_name)) {
+            ColumnType type = std::holds_alternative<bool>(value) ? ColumnType::boolean
+                              : as_number(value)                   ? ColumnType::real
+                                                                   : ColumnType::text;
+            if (t->columns()[*c].type == ColumnType::integer && std::holds_alternative<std::int64_t>(value))
+                type = ColumnType::integer;
+            if (const auto existing = t->find_column(doc_name)) {
+                // Two expectations of one column must agree on what it holds.
+                const ColumnType held = t->columns()[*existing].type;
+                if (held != type && !(held == ColumnType::real && type == ColumnType::integer))
+                    throw Error(e.origin + ": column '" + column + "': a " + (type == ColumnType::text ? "text" : type == ColumnType::boolean ? "true/false" : "number") +
+                                " here, where another expectation gives it a value of another type");
+            } else {
                 Column doc = t->columns()[*c];
                 doc.name = doc_name;
-                doc.type = std::holds_alternative<bool>(value) ? ColumnType::boolean
-                           : as_number(value)                   ? ColumnType::real
-                                                                : ColumnType::text;
-                if (t->columns()[*c].type == ColumnType::integer && std::holds_alternative<std::int64_t>(value))
-                    doc.type = ColumnType::integer;
+                doc.type = type;
                 t->insert_column(*c + 1, doc);
             }
         }

@@ -45,12 +45,21 @@ std::string expected_path(const std::string& root, const std::string& kind, cons
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
                           const std::vector<ExperimentKind>& kinds, std::size_t threads) {
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
+    std::error_code ec;
     try {
         require_in_checkout(config_path, root);
         const Plan plan = make_plan(load_config(config_path), config_path, {}, kinds);
         const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);
         if (update) {
+            // The expected tables are the checkout's own: a symlink planted
+            // on the way to them is never written through.
+            const fs::path top = fs::path(root).lexically_normal();
+            fs::path p = top;
+            for (const auto& part : fs::path(expected).parent_path().lexically_relative(top))
+                if (fs::is_symlink(fs::symlink_status(p /= part, ec)))
+                    throw Error(p.string() + ": a symlink; check --update writes expected tables into the checkout only, never "
+                                "through a link (replace it with a folder)");
             fs::create_directories(fs::path(expected).parent_path());
             // No record of the kernel family: every family computes the same
             // bits (gemm.h), so the table is the table of every CPU.

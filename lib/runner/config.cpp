@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/memory.h"
 #include "io/atomic_file.h"
 #include "io/json.h"
 #include "report/table_io.h"
@@ -423,6 +424,16 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     // is not a run's value (copying it into every run was quadratic).
     Json per_run = resolved;
     per_run.erase("seeds");
+    // Each run holds its values as a JSON tree, about eight times their
+    // text: a plan that would not fit is refused before it is built.
+    double run_count = static_cast<double>(plan.seeds.size());
+    for (const auto& a : axes) run_count *= static_cast<double>(a.steps.size());
+    const double plan_bytes = run_count * (8.0 * static_cast<double>(per_run.dump().size()) + 1024.0);
+    if (const double available = static_cast<double>(memory_available()); plan_bytes > 0.5 * available)
+        throw Error(fmt::format("{}: {:.0f} runs: their plan alone needs about {:.2f} GiB, more than half of the {:.2f} GiB "
+                                "this machine (or its memory limit) leaves; sweep fewer runs at once",
+                                source, run_count, plan_bytes / 1073741824.0, available / 1073741824.0));
+    plan.runs.reserve(static_cast<std::size_t>(run_count));
     std::vector<std::size_t> counter(axes.size(), 0);
     for (;;) {
         for (std::uint64_t seed : plan.seeds) {

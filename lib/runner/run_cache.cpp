@@ -59,6 +59,11 @@ std::string build_identity() {
     return fmt::format("format {} ffn-lab {} commit {}", kResultFormat, build::version, build::git_commit);
 }
 
+bool is_entry_name(const std::string& name) {
+    const bool hex = name.size() >= 21 && name.find_first_not_of("0123456789abcdef") == 16 && name.compare(16, 5, ".json") == 0;
+    return hex && (name.size() == 21 || (name.size() == 32 && name.compare(21, 5, ".tmp-") == 0));
+}
+
 RunCache::RunCache(std::string folder, std::vector<std::string> read_also)
     : folder_(std::move(folder)), read_also_(std::move(read_also)) {}
 
@@ -68,7 +73,7 @@ std::string RunCache::key(const std::string& kind, const Run& run) const {
     // is another run. (A file that cannot be read fails the run anyway.)
     if (run.values.contains("weights") && run.values["weights"].is_string() && !run.values["weights"].get<std::string>().empty()) {
         try {
-            h = hash_combine(h, fnv1a64(io::read_file(run.values["weights"].get<std::string>())));
+            h = hash_combine(h, io::hash_file(run.values["weights"].get<std::string>()));
         } catch (const Error&) {
         }
     }

@@ -31,6 +31,10 @@ inline constexpr int kResultFormat = 1;
 // only its commit to go by.
 std::string build_identity();
 
+// Whether `name` is a file the cache writes: an entry (16 hex digits and
+// .json) or an entry's temporary file that a kill left (.json.tmp-XXXXXX).
+bool is_entry_name(const std::string& name);
+
 class RunCache {
 public:
     // An empty folder name: no cache (load finds nothing, store keeps

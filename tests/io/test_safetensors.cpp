@@ -122,3 +122,17 @@ TEST_CASE("load_weights refuses NaN, infinite and out-of-range weights, naming t
     CHECK_THROWS_WITH(nn::load_weights(dir.file("huge.safetensors"), narrow),
                       doctest::Contains("element 3 is beyond the model's float32 range"));
 }
+
+TEST_CASE("a header of many keys is refused at the key limit, and a file larger than its header says is refused unread") {
+    test::TempDir dir;
+    // 30,000 metadata keys: past kMaxJsonKeys. Without the limit an ordered
+    // object parses this quadratically (160,000 keys took 97 s).
+    std::string header = R"({"__metadata__": {)";
+    for (int i = 0; i < 30000; ++i) header += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\": \"v\"";
+    header += "}}";
+    CHECK_THROWS_WITH(io::read_safetensors(with_header(dir, header, 0)), doctest::Contains("more than 20000 keys"));
+    // 64 MiB of data where the header accounts for 8 bytes: refused by its
+    // size, before the data is read (the message gives the excess).
+    const std::string big = with_header(dir, R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})", (64u << 20) + 8);
+    CHECK_THROWS_WITH(io::read_safetensors(big), doctest::Contains("67108864 unused bytes at its end"));
+}

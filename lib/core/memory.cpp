@@ -1,0 +1,37 @@
+#include "core/memory.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <string>
+
+namespace ffn {
+
+std::uint64_t memory_available() {
+    std::uint64_t available = std::numeric_limits<std::uint64_t>::max();
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    while (meminfo >> key >> kib) {
+        if (key == "MemAvailable:") {
+            available = kib * 1024;
+            break;
+        }
+        meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        // What the process has mapped already counts against the limit.
+        std::ifstream statm("/proc/self/statm");
+        std::uint64_t pages = 0;
+        statm >> pages;
+        const std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+        available = std::min<std::uint64_t>(available, limit.rlim_cur > used ? limit.rlim_cur - used : 0);
+    }
+    return available;
+}
+
+}  // namespace ffn

@@ -1,0 +1,190 @@
+#include "runner/output_set.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
+#include <vector>
+
+#include "core/error.h"
+#include "runner/run_cache.h"
+
+namespace ffn::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kCache = "runs";
+
+// What of `doc` says ffn-lab wrote it: the files it lists, or nullopt.
+std::optional<std::set<std::string>> listed_files(const Json& doc) {
+    if (!doc.is_object() || !doc.contains("experiment") || !doc["experiment"].is_string() || !doc.contains("config_file") ||
+        !doc["config_file"].is_string() || !doc.contains("output_files") || !doc["output_files"].is_array())
+        return std::nullopt;
+    std::set<std::string> files;
+    for (const auto& f : doc["output_files"]) {
+        if (!f.is_string()) return std::nullopt;
+        const fs::path p = f.get<std::string>();
+        // Relative, normal, inside the folder: nothing else is a file of a set.
+        if (p.empty() || p.is_absolute() || p.lexically_normal() != p || *p.begin() == "..") return std::nullopt;
+        files.insert(p.string());
+    }
+    return files;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+std::string named(const std::vector<std::string>& names) {
+    constexpr std::size_t kShown = 5;
+    std::vector<std::string> shown(names.begin(), names.begin() + static_cast<long>(std::min(names.size(), kShown)));
+    return fmt::format("{}{}", fmt::join(shown, ", "),
+                       names.size() > kShown ? fmt::format(" and {} more", names.size() - kShown) : std::string());
+}
+
+}  // namespace
+
+std::string resolve_output_path(const std::string& path, const std::string& what) {
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    if (p.empty()) throw Error(what + ": an empty path");
+    std::error_code ec;
+    const auto status = fs::symlink_status(p, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        throw Error(what + " " + path + ": " + ec.message());
+    if (!fs::is_symlink(status)) return p;
+    const fs::path real = fs::canonical(p, ec);
+    if (ec) throw Error(what + " " + path + ": a symlink that leads nowhere (" + ec.message() + ")");
+    return real.string();
+}
+
+bool is_inside(const std::string& inner, const std::string& outer) {
+    std::error_code ec;
+    const fs::path x = fs::weakly_canonical(inner, ec), y = fs::weakly_canonical(outer, ec);
+    const auto [end, _] = std::mismatch(y.begin(), y.end(), x.begin(), x.end());
+    return end == y.end();
+}
+
+void check_output_folder(const std::string& folder, const std::string& config_file) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(folder, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) throw Error("--out " + folder + ": " + ec.message());
+    if (!fs::exists(status)) return;
+    if (!fs::is_directory(status)) throw Error("--out " + folder + ": exists and is not a folder");
+
+    std::optional<std::set<std::string>> listed;
+    std::string theirs;
+    const fs::path manifest = fs::path(folder) / kManifest;
+    if (fs::is_regular_file(fs::symlink_status(manifest, ec))) {
+        try {
+            const Json doc = load_json_file(manifest.string());
+            listed = listed_files(doc);
+            if (listed) theirs = doc["config_file"].get<std::string>();
+        } catch (const Error&) {
+        }
+    }
+    // Everything in the folder that is not the set's: walked without
+    // following a symlink, which is itself the user's.
+    std::vector<std::string> foreign;
+    bool only_cache = true;
+    for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const fs::path rel = it->path().lexically_relative(folder);
+        const auto entry = it->symlink_status(ec);
+        const bool in_cache = *rel.begin() == kCache;
+        if (rel == kManifest && listed) continue;
+        if (rel == kCache) {
+            if (!fs::is_directory(entry)) foreign.push_back(rel.string() + (fs::is_symlink(entry) ? " (a symlink)" : ""));
+            continue;
+        }
+        if (in_cache) {
+            if (!fs::is_regular_file(entry) || !is_entry_name(it->path().filename().string()) || it.depth() != 1)
+                foreign.push_back(rel.string());
+            continue;
+        }
+        only_cache = false;
+        if (fs::is_directory(entry)) {
+            const std::string prefix = rel.string() + "/";
+            const bool holds_listed = listed && std::any_of(listed->begin(), listed->end(), [&](const std::string& f) {
+                                          return f.starts_with(prefix);
+                                      });
+            if (!holds_listed) {
+                foreign.push_back(prefix);
+                it.disable_recursion_pending();
+            }
+            continue;
+        }
+        if (!fs::is_regular_file(entry) || !listed || !listed->contains(rel.string()))
+            foreign.push_back(rel.string() + (fs::is_symlink(entry) ? " (a symlink)" : ""));
+    }
+    if (ec) throw Error("--out " + folder + ": cannot list it (" + ec.message() + ")");
+    // A folder of finished runs alone: a sweep killed before its first set.
+    if (!listed && only_cache && foreign.empty()) return;
+    if (!listed)
+        throw Error("--out " + folder + ": not a folder ffn-lab wrote (no manifest.json that lists its files); its files would be " +
+                    "replaced, so name a new or empty folder");
+    std::sort(foreign.begin(), foreign.end());
+    if (!foreign.empty())
+        throw Error(fmt::format("--out {}: holds {} ffn-lab did not write ({}); ffn-lab never deletes them: move them out or "
+                                "name another folder",
+                                folder, foreign.size() == 1 ? "a file" : "files", named(foreign)));
+    if (!same_file(theirs, config_file))
+        throw Error("--out " + folder + ": holds the tables of " + theirs + "; write " + config_file +
+                    "'s to another folder (or remove that one)");
+}
+
+OutputSet::OutputSet(const std::string& out, const std::string& config_file) : path_(resolve_output_path(out, "--out")) {
+    std::error_code ec;
+    const std::string me = fs::weakly_canonical(config_file, ec).string();
+    const Json note = {{"config", me}, {"config_file", config_file}};
+    lock_ = std::make_unique<io::FolderLock>(path_, note.dump(), [&](const std::string& holder) {
+        std::string other = "another ffn-lab run";
+        try {
+            const Json doc = Json::parse(holder);
+            if (doc.value("config", "") == me) return;  // the same config: wait, then reuse its runs
+            other = "another ffn-lab running " + doc.value("config_file", std::string("?"));
+        } catch (const std::exception&) {
+        }
+        throw Error("--out " + out + ": being written by " + other + "; wait for it, or name another folder");
+    });
+    check_output_folder(path_, config_file);
+    staged_ = std::make_unique<io::StagedFolder>(path_, kCache);
+}
+
+std::string OutputSet::cache() const { return (fs::path(path_) / kCache).string(); }
+
+bool OutputSet::holds(const std::string& user_folder) const { return is_inside(user_folder, path_); }
+
+std::string OutputSet::place(const std::string& user_folder) const {
+    if (!holds(user_folder)) return user_folder;
+    std::error_code ec;
+    const fs::path rel = fs::weakly_canonical(user_folder, ec).lexically_relative(fs::weakly_canonical(path_, ec));
+    if (rel.empty() || rel == "." || *rel.begin() == kCache || rel == kManifest)
+        throw Error(user_folder + ": inside --out " + path_ + " where the set's own files go; name a subfolder of it, or another folder");
+    return (fs::path(staged_->staging()) / rel).string();
+}
+
+void OutputSet::commit(Json manifest) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    const fs::path root = staged_->staging();
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const fs::path rel = it->path().lexically_relative(root);
+        if (*rel.begin() == kCache) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file(ec)) files.push_back(rel.string());
+    }
+    if (ec) throw Error("--out " + path_ + ": cannot list the new set (" + ec.message() + ")");
+    std::sort(files.begin(), files.end());
+    manifest["output_files"] = files;
+    io::write_file_atomically(file(kManifest), manifest.dump(2) + "\n");
+    staged_->commit();
+}
+
+}  // namespace ffn::runner
