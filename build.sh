@@ -120,12 +120,13 @@ build_sanitize() {
 # with the input saved in build-sanitize/fuzz-crashes.
 fuzz() {
     mkdir -p build-sanitize/fuzz-crashes
-    for h in config safetensors target tables; do
+    for h in config safetensors target tables readback; do
         case "$h" in
             config) seeds="tests/fuzz/corpus/config configs" ;;
             safetensors) seeds="tests/io/fixtures tests/experiments/fixtures" ;;
             target) seeds="tests/fuzz/corpus/target" ;;
             tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
+            readback) seeds="tests/fuzz/corpus/readback" ;;
         esac
         corpus=build-sanitize/fuzz-corpus/$h
         log=build-sanitize/fuzz-$h.log

@@ -170,62 +170,6 @@ runner::SweepResult execute_with_progress(const runner::Plan& plan, runner::Exec
     return runner::execute(plan, options);
 }
 
-// The plan the shards in `dirs` ran, after checking that they are the N
-// parts of one plan, each once: `caches` gets their run folders and
-// `config` the config file they name.
-runner::Plan plan_from_shards(const std::vector<std::string>& dirs, std::vector<std::string>& caches, std::string& config) {
-    struct Part {
-        std::string dir;
-        runner::Json doc;
-    };
-    std::vector<Part> parts;
-    for (const auto& dir : dirs) {
-        const auto file = std::filesystem::path(dir) / "shard.json";
-        if (!std::filesystem::is_regular_file(file))
-            throw Error(dir + ": no shard.json (not a folder `ffn-lab sweep --shard I/N --out DIR` wrote)");
-        runner::Json doc = runner::load_json_file(file.string());
-        for (const char* key : {"fingerprint", "config_file", "shard", "of", "config", "runs", "format"})
-            if (!doc.contains(key)) throw Error(file.string() + ": no '" + key + "' (not a shard ffn-lab wrote)");
-        if (!doc["fingerprint"].is_string() || !doc["config_file"].is_string() || !doc["shard"].is_number_unsigned() ||
-            !doc["of"].is_number_unsigned() || !doc["config"].is_object() || !doc["runs"].is_array() || doc["of"] == 0 ||
-            doc["of"].get<std::uint64_t>() > 100000)
-            throw Error(file.string() + ": a field of the wrong type (not a shard ffn-lab wrote)");
-        if (doc["format"] != runner::kResultFormat)
-            throw Error(file.string() + ": written with result format " + doc["format"].dump() + ", this ffn-lab writes " +
-                        std::to_string(runner::kResultFormat) + "; run the shard again");
-        parts.push_back({dir, std::move(doc)});
-    }
-    const Part& first = parts.front();
-    const auto n = first.doc["of"].get<std::size_t>();
-    std::vector<const Part*> by_index(n + 1, nullptr);
-    for (const auto& p : parts) {
-        if (p.doc["fingerprint"] != first.doc["fingerprint"])
-            throw Error(fmt::format("{} and {}: shards of different sweeps ({} and {}, or the same config with other --set values)",
-                                    first.dir, p.dir, first.doc["config_file"].get<std::string>(), p.doc["config_file"].get<std::string>()));
-        const auto i = p.doc["shard"].get<std::size_t>();
-        if (p.doc["of"].get<std::size_t>() != n || i < 1 || i > n)
-            throw Error(fmt::format("{}: shard {}/{}, but {} is one of {}", p.dir, i, p.doc["of"].get<std::size_t>(), first.dir, n));
-        if (by_index[i]) throw Error(fmt::format("{} and {}: both are shard {}/{}", by_index[i]->dir, p.dir, i, n));
-        by_index[i] = &p;
-    }
-    std::vector<std::string> missing;
-    for (std::size_t i = 1; i <= n; ++i)
-        if (!by_index[i]) missing.push_back(fmt::format("{}/{}", i, n));
-    if (!missing.empty()) throw Error(fmt::format("merge: shard {} missing (give every shard's folder)", fmt::join(missing, ", ")));
-    config = first.doc["config_file"].get<std::string>();
-    runner::Plan plan = runner::make_plan(first.doc["config"], config, {}, experiments::all_kinds());
-    if (runner::plan_fingerprint(plan) != first.doc["fingerprint"].get<std::string>())
-        throw Error(first.dir + ": its config no longer makes the plan it ran (another ffn-lab version?); run the shards again");
-    for (std::size_t i = 1; i <= n; ++i) {
-        runner::Json ids = runner::Json::array();
-        for (const std::size_t r : runner::shard_runs(plan, {i, n})) ids.push_back(plan.runs[r].id_hex());
-        if (by_index[i]->doc["runs"] != ids)
-            throw Error(fmt::format("{}: its runs are not shard {}/{} of this sweep", by_index[i]->dir, i, n));
-        caches.push_back((std::filesystem::path(by_index[i]->dir) / "runs").string());
-    }
-    return plan;
-}
-
 // sweep --shard: this part's runs into DIR/runs, and DIR/shard.json,
 // which merge reads (written last: a folder without it is no shard yet).
 int run_shard(const runner::Plan& plan, const SweepOptions& o) {
@@ -237,16 +181,17 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
     const auto dir = std::filesystem::path(runner::resolve_output_path(o.out_dir, "--out"));
     if (std::filesystem::exists(dir / "manifest.json"))
         throw Error("--out " + o.out_dir + ": holds a sweep's tables; a shard writes to a folder of its own");
-    if (std::filesystem::is_regular_file(dir / "shard.json")) {
-        runner::Json old = runner::load_json_file((dir / "shard.json").string());
-        if (!old.is_object() || !old.value("shard", runner::Json()).is_number_unsigned() || !old.value("of", runner::Json()).is_number_unsigned() ||
-            !old.value("fingerprint", runner::Json()).is_string() || !old.value("config_file", runner::Json()).is_string())
-            throw Error("--out " + o.out_dir + ": its shard.json is not one ffn-lab wrote; write the shard to another folder");
-        if (old.value("fingerprint", "") != runner::plan_fingerprint(plan) || old.value("shard", std::size_t{0}) != shard.index ||
-            old.value("of", std::size_t{0}) != shard.count)
+    if (std::filesystem::exists(std::filesystem::symlink_status(dir / "shard.json"))) {
+        runner::ShardRecord old;
+        try {
+            old = runner::read_shard_record(dir.string());
+        } catch (const Error& e) {
+            throw Error("--out " + o.out_dir + ": its shard.json is not one this ffn-lab wrote (" + e.what() +
+                        "); write the shard to another folder");
+        }
+        if (old.fingerprint != runner::plan_fingerprint(plan) || old.shard.index != shard.index || old.shard.count != shard.count)
             throw Error(fmt::format("--out {}: holds shard {}/{} of {}; write shard {}/{} of {} to another folder", o.out_dir,
-                                    old.value("shard", std::size_t{0}), old.value("of", std::size_t{0}), old.value("config_file", "?"), shard.index,
-                                    shard.count, o.config));
+                                    old.shard.index, old.shard.count, old.config_file, shard.index, shard.count, o.config));
     }
     const std::string cache = (dir / "runs").string();
     make_output_folder(cache);
@@ -256,21 +201,7 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
     if (result.manifest.value("runs_not_cached", 0) > 0)
         throw Error(fmt::format("--out {}: {} of the part's runs could not be written to {}", o.out_dir,
                                 result.manifest.value("runs_not_cached", 0), cache));
-    runner::Json doc;
-    doc["format"] = runner::kResultFormat;
-    doc["experiment"] = plan.kind->name;
-    doc["config_file"] = o.config;
-    doc["fingerprint"] = runner::plan_fingerprint(plan);
-    doc["shard"] = shard.index;
-    doc["of"] = shard.count;
-    doc["config"] = plan.config;
-    doc["runs"] = runner::Json::array();
-    for (const std::size_t r : mine) doc["runs"].push_back(plan.runs[r].id_hex());
-    doc["runs_computed"] = result.manifest["runs_computed"];
-    doc["runs_reused"] = result.manifest["runs_reused"];
-    doc["ffn_lab_version"] = build::version;
-    doc["wall_seconds"] = result.manifest["wall_seconds"];
-    io::write_file_atomically((dir / "shard.json").string(), doc.dump(2) + "\n");
+    runner::write_shard_record(dir.string(), plan, shard, mine, result.manifest);
     if (!o.quiet)
         std::cerr << fmt::format("{}: shard {}/{}: {} of {} runs ({} computed, {} reused) in {}; ffn-lab merge joins the shards\n",
                                  o.config, shard.index, shard.count, mine.size(), plan.runs.size(),
@@ -317,7 +248,10 @@ int run_sweep(const SweepOptions& given) {
     if (o.merging && o.merge.empty()) throw Error("merge: name the shard folders, or give --shards-in DIR");
     std::vector<std::string> shard_caches;
     std::optional<runner::Plan> merged;
-    if (!o.merge.empty()) merged = plan_from_shards(o.merge, shard_caches, o.config);
+    if (!o.merge.empty()) {
+        merged = runner::plan_from_shards(o.merge, experiments::all_kinds(), shard_caches);
+        o.config = merged->source;
+    }
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     if (o.log_every > 0) overrides.push_back(runner::parse_override("log_every=" + std::to_string(o.log_every)));

@@ -1,13 +1,17 @@
 #include "runner/shard.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <numeric>
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "ffnlab/build_info.h"
+#include "io/atomic_file.h"
 #include "runner/experiment.h"
 #include "runner/run_cache.h"
 
@@ -50,6 +54,88 @@ std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard) {
 
 std::string plan_fingerprint(const Plan& plan) {
     return fmt::format("{:016x}", fnv1a64(fmt::format("{}\n{}\n{}", build_identity(), plan.kind->name, plan.config.dump())));
+}
+
+ShardRecord read_shard_record(const std::string& dir) {
+    const std::string file = (std::filesystem::path(dir) / "shard.json").string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec)))
+        throw Error(dir + ": no shard.json (not a folder `ffn-lab sweep --shard I/N --out DIR` wrote)");
+    const Json doc = load_json_file(file);
+    const auto field = [&](const char* key) -> const Json& {
+        if (!doc.is_object() || !doc.contains(key)) throw Error(file + ": no '" + key + "' (not a shard ffn-lab wrote)");
+        return doc[key];
+    };
+    if (field("format") != kResultFormat)
+        throw Error(file + ": written with result format " + field("format").dump() + ", this ffn-lab writes " +
+                    std::to_string(kResultFormat) + "; run the shard again");
+    const Json &shard = field("shard"), &of = field("of"), &runs = field("runs");
+    if (!field("fingerprint").is_string() || !field("config_file").is_string() || !shard.is_number_unsigned() ||
+        !of.is_number_unsigned() || !field("config").is_object() || !runs.is_array() || of == 0 ||
+        of.get<std::uint64_t>() > 100000 || shard == 0 || shard.get<std::uint64_t>() > of.get<std::uint64_t>())
+        throw Error(file + ": a field of the wrong type or out of range (not a shard ffn-lab wrote)");
+    ShardRecord record;
+    record.shard = {shard.get<std::size_t>(), of.get<std::size_t>()};
+    record.config_file = doc["config_file"].get<std::string>();
+    record.fingerprint = doc["fingerprint"].get<std::string>();
+    record.config = doc["config"];
+    for (const auto& id : runs) {
+        if (!id.is_string()) throw Error(file + ": 'runs' holds " + id.dump() + ", not a run id (not a shard ffn-lab wrote)");
+        record.runs.push_back(id.get<std::string>());
+    }
+    return record;
+}
+
+void write_shard_record(const std::string& dir, const Plan& plan, Shard shard, const std::vector<std::size_t>& runs,
+                        const Json& counts) {
+    Json doc;
+    doc["format"] = kResultFormat;
+    doc["experiment"] = plan.kind->name;
+    doc["config_file"] = plan.source;
+    doc["fingerprint"] = plan_fingerprint(plan);
+    doc["shard"] = shard.index;
+    doc["of"] = shard.count;
+    doc["config"] = plan.config;
+    doc["runs"] = Json::array();
+    for (const std::size_t r : runs) doc["runs"].push_back(plan.runs[r].id_hex());
+    for (const char* key : {"runs_computed", "runs_reused", "wall_seconds"}) doc[key] = counts.value(key, Json());
+    doc["ffn_lab_version"] = build::version;
+    io::write_file_atomically((std::filesystem::path(dir) / "shard.json").string(), doc.dump(2) + "\n");
+}
+
+Plan plan_from_shards(const std::vector<std::string>& dirs, const std::vector<ExperimentKind>& kinds,
+                      std::vector<std::string>& caches) {
+    std::vector<std::pair<std::string, ShardRecord>> parts;
+    for (const auto& dir : dirs) parts.emplace_back(dir, read_shard_record(dir));
+    const auto& [first_dir, first] = parts.front();
+    const std::size_t n = first.shard.count;
+    std::vector<const std::pair<std::string, ShardRecord>*> by_index(n + 1, nullptr);
+    for (const auto& part : parts) {
+        const auto& [dir, p] = part;
+        if (p.fingerprint != first.fingerprint)
+            throw Error(fmt::format("{} and {}: shards of different sweeps ({} and {}, or the same config with other --set values)",
+                                    first_dir, dir, first.config_file, p.config_file));
+        if (p.shard.count != n)
+            throw Error(fmt::format("{}: shard {}/{}, but {} is one of {}", dir, p.shard.index, p.shard.count, first_dir, n));
+        if (by_index[p.shard.index])
+            throw Error(fmt::format("{} and {}: both are shard {}/{}", by_index[p.shard.index]->first, dir, p.shard.index, n));
+        by_index[p.shard.index] = &part;
+    }
+    std::vector<std::string> missing;
+    for (std::size_t i = 1; i <= n; ++i)
+        if (!by_index[i]) missing.push_back(fmt::format("{}/{}", i, n));
+    if (!missing.empty()) throw Error(fmt::format("merge: shard {} missing (give every shard's folder)", fmt::join(missing, ", ")));
+    Plan plan = make_plan(first.config, first.config_file, {}, kinds);
+    if (plan_fingerprint(plan) != first.fingerprint)
+        throw Error(first_dir + ": its config no longer makes the plan it ran (another ffn-lab version?); run the shards again");
+    for (std::size_t i = 1; i <= n; ++i) {
+        std::vector<std::string> ids;
+        for (const std::size_t r : shard_runs(plan, {i, n})) ids.push_back(plan.runs[r].id_hex());
+        if (by_index[i]->second.runs != ids)
+            throw Error(fmt::format("{}: its runs are not shard {}/{} of this sweep", by_index[i]->first, i, n));
+        caches.push_back((std::filesystem::path(by_index[i]->first) / "runs").string());
+    }
+    return plan;
 }
 
 }  // namespace ffn::runner

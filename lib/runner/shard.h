@@ -30,4 +30,29 @@ std::vector<std::size_t> shard_runs(const Plan& plan, Shard shard);
 // config as run and the build (run_cache.h's build_identity), hashed.
 std::string plan_fingerprint(const Plan& plan);
 
+// DIR/shard.json, the one record of a part: which part of which sweep,
+// and the ids of its runs. Written last by `sweep --shard` (a folder
+// without it is no shard yet), read by merge and by a rerun of the part.
+struct ShardRecord {
+    Shard shard;
+    std::string config_file, fingerprint;
+    Json config;                   // the config as run
+    std::vector<std::string> runs;  // the part's run ids, in grid order
+};
+
+// Reads DIR/shard.json. Throws ffn::Error naming the file for one that is
+// missing, does not parse, or was not written by this format of ffn-lab.
+ShardRecord read_shard_record(const std::string& dir);
+
+// Writes DIR/shard.json for `shard` of `plan`, atomically; `counts` (runs
+// computed and reused, wall time) from the part's manifest.
+void write_shard_record(const std::string& dir, const Plan& plan, Shard shard, const std::vector<std::size_t>& runs,
+                        const Json& counts);
+
+// The plan the shards in `dirs` ran, after checking that they are the N
+// parts of one plan, each once: `caches` gets their run folders (in part
+// order). Every defect names the folders.
+Plan plan_from_shards(const std::vector<std::string>& dirs, const std::vector<ExperimentKind>& kinds,
+                      std::vector<std::string>& caches);
+
 }  // namespace ffn::runner
