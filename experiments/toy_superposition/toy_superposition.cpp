@@ -28,6 +28,7 @@
 #include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "experiments/toy_superposition/toy_model.h"
+#include "experiments/toy_superposition/two_in_one.h"
 #include "report/text.h"
 #include "runner/experiment.h"
 #include "train/optimizer.h"
@@ -306,6 +307,11 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
             features.add_row(std::move(cells));
         }
 
+    // The paper's protocol: several models per point, the lowest-loss one
+    // reported, with how many of the models reach its outcome. For two
+    // features in one dimension, the phase of least exact loss beside it
+    // (two_in_one.h).
+    const bool two_in_one = plan.runs.front().integer("features") == 2 && plan.runs.front().integer("hidden") == 1;
     report::Table points("points");
     runner::add_swept_columns(plan, points);
     points.add_column("seeds", ColumnType::integer)
@@ -313,11 +319,12 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
         .add_column("represented_median", ColumnType::real)
         .add_column("dims_per_feature_median", ColumnType::real)
         .add_column("outcome", ColumnType::text)
-        .add_column("outcome_seeds", ColumnType::integer);
+        .add_column("outcome_seeds", ColumnType::integer)
+        .add_column("best_loss", ColumnType::real);
+    if (two_in_one) points.add_column("optimum", ColumnType::text).add_column("optimum_loss", ColumnType::real);
     for (const auto& group : runner::seed_groups(plan)) {
         std::vector<double> represented, dims;
-        std::map<std::string, std::int64_t> outcomes;
-        std::vector<std::string> order;  // first seen first: ties go to the lower seed
+        std::vector<std::pair<double, std::string>> outcomes;  // (loss, outcome) per model, in seed order
         std::int64_t diverged = 0;
         for (const std::size_t i : group) {
             const report::Table& s = per_run[i][0];
@@ -329,24 +336,32 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
             dims.push_back(std::get<double>(s.at(0, "dims_per_feature")));
             const Cell& phase = s.at(0, "phase");
             const Cell& shape = s.at(0, "shape");
-            const std::string outcome = std::holds_alternative<std::string>(phase) ? std::get<std::string>(phase)
-                                        : std::holds_alternative<std::string>(shape) ? std::get<std::string>(shape)
-                                                                                     : std::to_string(static_cast<int>(represented.back())) + " represented";
-            if (outcomes[outcome]++ == 0) order.push_back(outcome);
+            outcomes.emplace_back(std::get<double>(s.at(0, "loss")),
+                                  std::holds_alternative<std::string>(phase)   ? std::get<std::string>(phase)
+                                  : std::holds_alternative<std::string>(shape) ? std::get<std::string>(shape)
+                                                                               : std::to_string(static_cast<int>(represented.back())) + " represented");
         }
         auto cells = runner::swept_cells(plan, group.front());
         cells.push_back(static_cast<std::int64_t>(group.size()));
         cells.push_back(diverged);
-        if (order.empty()) {  // every seed diverged: nothing to summarise
-            for (int k = 0; k < 4; ++k) cells.push_back(Cell{});
+        if (outcomes.empty()) {  // every seed diverged: nothing to summarise
+            for (int k = 0; k < 5; ++k) cells.push_back(Cell{});
         } else {
-            std::string best = order.front();
-            for (const auto& o : order)
-                if (outcomes[o] > outcomes[best]) best = o;
+            // The first of equal losses: the lower seed.
+            const auto best = std::min_element(outcomes.begin(), outcomes.end(),
+                                               [](const auto& a, const auto& b) { return a.first < b.first; });
             cells.push_back(median(represented));
             cells.push_back(median(dims));
-            cells.push_back(best);
-            cells.push_back(outcomes[best]);
+            cells.push_back(best->second);
+            cells.push_back(static_cast<std::int64_t>(
+                std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.second == best->second; })));
+            cells.push_back(best->first);
+        }
+        if (two_in_one) {
+            const auto& run = plan.runs[group.front()];
+            const TwoInOne optimum = two_in_one_optimum(run.number("importance_decay"), run.number("sparsity"));
+            cells.push_back(optimum.phase);
+            cells.push_back(optimum.loss);
         }
         points.add_row(std::move(cells));
     }
@@ -427,7 +442,7 @@ void plot_toy(const runner::Plan& plan, const std::vector<report::Table>& tables
             body += plot::data_block("c" + std::to_string(k), {by_class[2 * k], by_class[2 * k + 1]});
             plots += (plots == "plot " ? "" : ", ") + fmt::format("$c{} using 1:2 with points pt 5 ps 3 lc {} title '{}'", k, k + 1, classes[k]);
         }
-        plot::render(plot::header("two features in one dimension: what the most seeds learn",
+        plot::render(plot::header("two features in one dimension: the phase of the lowest-loss model of each point",
                                   "relative importance of feature 1 (importance_decay)", "feature density 1 - S") +
                          body + plots + "\n",
                      (fs::path(dir) / "phase_diagram.svg").string());
