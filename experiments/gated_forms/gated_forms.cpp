@@ -33,18 +33,30 @@ using report::Cell;
 using report::ColumnType;
 
 const std::vector<Activation> kActivations = {Activation::relu, Activation::gelu, Activation::silu, Activation::identity};
-const std::vector<std::string> kTransformations = {"scale 2", "scale -1", "per-unit scale", "swap q and k"};
+const std::vector<std::string> kTransformations = {"scale 2", "scale -1", "per-unit scale", "swap q and k", "k-v scale 2",
+                                                   "k-v scale -1"};
 
-// Which (form, activation, transformation) leave the output unchanged, by
-// seed 004's argument: the bilinear form always; the gated form under the
-// positive scalings when the activation is positively homogeneous (relu,
-// identity), and under scale -1 and the swap only when it is linear.
+// Which (form, activation, transformation) leave the output unchanged,
+// derived from where each form applies its activation. The q-k
+// transformations (scale q_j by a and k_j by 1/a, or swap them) keep the
+// product (x q_j)(x k_j): the bilinear form, which activates that product,
+// is unchanged for every activation (doc 004); the gated form activates
+// x q_j alone, so it is unchanged under a positive scaling when the
+// activation is positively homogeneous (relu, identity), and under a
+// negative one or the swap only when it is linear. The k-v rescaling
+// (k_j by c, the down-projection's column v_j by 1/c) is the reverse: the
+// gated form's k_j sits outside the activation, so c cancels for every
+// activation, while the bilinear form's k_j is inside it, unchanged for
+// c > 0 only when positively homogeneous, for c < 0 only when linear.
 bool unchanged_in_theory(const std::string& form, Activation act, const std::string& how) {
-    if (form == "bilinear") return true;
     const bool linear = act == Activation::identity;
     const bool positively_homogeneous = linear || act == Activation::relu;
-    if (how == "scale 2" || how == "per-unit scale") return positively_homogeneous;
-    return linear;
+    const bool kv = how.starts_with("k-v");
+    const bool positive = how == "scale 2" || how == "per-unit scale" || how == "k-v scale 2";
+    // The form whose activation the transformed weight does not enter.
+    const bool outside = kv ? form == "gated" : form == "bilinear";
+    if (outside) return true;
+    return positive ? positively_homogeneous : linear;
 }
 
 template <class T>
@@ -54,15 +66,17 @@ void fill_normal(nn::Matrix<T>& M, Rng& rng, double scale) {
 
 // The query and key weights of a form: BilinearMLP's q[0], k[0]; GatedMLP's
 // gate (the activated branch) and up.
+// v: the down-projection, whose column j is unit j's value vector.
 template <class T>
 struct Pair {
     nn::Matrix<T>& q;
     nn::Matrix<T>& k;
+    nn::Matrix<T>& v;
 };
 template <class T>
-Pair<T> pair_of(nn::BilinearMLP<T>& f) { return {f.q[0].weight, f.k[0].weight}; }
+Pair<T> pair_of(nn::BilinearMLP<T>& f) { return {f.q[0].weight, f.k[0].weight, f.down.weight}; }
 template <class T>
-Pair<T> pair_of(nn::GatedMLP<T>& f) { return {f.gate.weight, f.up.weight}; }
+Pair<T> pair_of(nn::GatedMLP<T>& f) { return {f.gate.weight, f.up.weight, f.down.weight}; }
 
 // Applies a transformation to each unit j's (q_j, k_j): rows of q and k.
 template <class T>
@@ -71,6 +85,12 @@ void transform(Pair<T> p, const std::string& how, Rng& rng) {
     for (std::size_t j = 0; j < m; ++j) {
         if (how == "swap q and k") {
             for (std::size_t i = 0; i < d; ++i) std::swap(p.q(j, i), p.k(j, i));
+            continue;
+        }
+        if (how.starts_with("k-v scale")) {
+            const double c = how == "k-v scale 2" ? 2.0 : -1.0;
+            for (std::size_t i = 0; i < d; ++i) p.k(j, i) = static_cast<T>(c * static_cast<double>(p.k(j, i)));
+            for (std::size_t o = 0; o < p.v.shape()[0]; ++o) p.v(o, j) = static_cast<T>(static_cast<double>(p.v(o, j)) / c);
             continue;
         }
         const double a = how == "scale 2" ? 2.0 : how == "scale -1" ? -1.0 : rng.uniform(0.5, 2.0);
@@ -124,7 +144,10 @@ void symmetry_rows(report::Table& t, const nn::Matrix<T>& X, std::size_t d, std:
                 else measure(nn::GatedMLP<T>(d, m, act));
                 const bool unchanged = change / scale < identity_tolerance(float64);
                 const bool theory = unchanged_in_theory(form_name, act, how);
-                t.add_row({form_name, std::string(nn::to_string(act)), how, output, change, change / scale, unchanged, theory,
+                // Relative to an output of 0 (the bilinear relu unit of the hand
+                // example is cut off) there is no relative change: left empty.
+                const Cell relative = scale > 1e-300 ? Cell{change / scale} : Cell{};
+                t.add_row({form_name, std::string(nn::to_string(act)), how, output, change, relative, unchanged, theory,
                            unchanged == theory});
             }
 }
@@ -281,7 +304,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     nn::Matrix<T> x = nn::Matrix<T>::from_shape({1, 2});
     x(0, 0) = 1;
     x(0, 1) = -1;
-    symmetry_rows<T>(hand, x, 2, 1, run.is_float64(), {"scale 2", "scale -1", "swap q and k"},
+    symmetry_rows<T>(hand, x, 2, 1, run.is_float64(), {"scale 2", "scale -1", "swap q and k", "k-v scale 2", "k-v scale -1"},
                      [](Pair<T> p, nn::Matrix<T>& down) {
                          p.q(0, 0) = 2, p.q(0, 1) = 1;
                          p.k(0, 0) = 1, p.k(0, 1) = 3;

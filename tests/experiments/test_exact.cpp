@@ -339,6 +339,23 @@ TEST_CASE("gated_forms: absorption holds, and the symmetries break exactly where
     CHECK(num(h, row("gated", "relu", "swap q and k"), "max_abs_change") == doctest::Approx(2).epsilon(1e-12));
     CHECK(num(h, row("gated", "relu", "scale 2"), "max_abs_change") == 0.0);
     CHECK(num(h, row("bilinear", "silu", "swap q and k"), "output") == doctest::Approx(-2 / (1 + std::exp(2.0))).epsilon(1e-6));
+    // N7, the k-v rescaling k -> c k, v -> v / c. The gated form's b sits
+    // outside its activation: gelu(a) (c b) (1 / c), unchanged for every c.
+    CHECK(num(h, row("gated", "gelu", "k-v scale 2"), "max_abs_change") == 0.0);
+    CHECK(num(h, row("gated", "silu", "k-v scale -1"), "max_abs_change") == 0.0);
+    // The bilinear form's is inside: gelu(-2) = -2 Phi(-2) becomes
+    // gelu(-4) / 2 = -2 Phi(-4), a change of 2 (Phi(-2) - Phi(-4)); relu(-2) = 0
+    // becomes relu(2) (-1) = -2. Phi(-2), Phi(-4) from Python's math.erfc.
+    const double phi_m2 = 0.02275013194817922, phi_m4 = 3.1671241833119965e-05;
+    CHECK(num(h, row("bilinear", "gelu", "k-v scale 2"), "max_abs_change") == doctest::Approx(2 * (phi_m2 - phi_m4)).epsilon(1e-6));
+    CHECK(num(h, row("bilinear", "relu", "k-v scale -1"), "max_abs_change") == doctest::Approx(2).epsilon(1e-12));
+    CHECK(num(h, row("bilinear", "relu", "k-v scale 2"), "max_abs_change") == 0.0);
+    // Each form keeps one continuous rescaling per unit, derived, for every
+    // activation: q-k for the bilinear form, k-v for the gated one.
+    for (const char* act : {"relu", "gelu", "silu", "identity"}) {
+        CHECK(h.at(row("bilinear", act, "scale 2"), "unchanged_in_theory") == Cell{true});
+        CHECK(h.at(row("gated", act, "k-v scale 2"), "unchanged_in_theory") == Cell{true});
+    }
     const auto& s = table(result, "storage");
     CHECK(s.at(row_where(s, "form", text("rank-1 bilinear")), "parameters") == i64(3 * 768 * 3072));
     CHECK(s.at(row_where(s, "form", text("gated MLP")), "parameters") == i64(3 * 768 * 3072));
