@@ -200,7 +200,7 @@ runner::ExperimentKind make() {
          .help = "per axis"},
     };
     return {.name = "abs_construction",
-            .description = "seed 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
+            .description = "doc 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
             .schema = std::move(schema),
             .run = run_abs,
             .random = false};

@@ -277,7 +277,7 @@ runner::ExperimentKind make() {
     schema.add({.path = "budget", .type = KeyType::integer, .default_value = 8192, .min = 1.0, .max = 1e7,
                 .help = "weights per model; each takes the most hidden units that fit (no biases)"});
     schema.add({.path = "form_activation", .type = KeyType::string, .default_value = "gelu", .choices = nn::activation_names(),
-                .help = "the activation of seed 004's rank-1 and rank-2 forms"});
+                .help = "the activation of doc 004's rank-1 and rank-2 forms"});
     schema.add({.path = "teacher_width", .type = KeyType::integer, .default_value = 64, .min = 1.0, .max = 4096.0,
                 .help = "hidden units of the teacher MLP"});
     schema.add({.path = "task_seed", .type = KeyType::integer, .default_value = 0, .min = 0.0,

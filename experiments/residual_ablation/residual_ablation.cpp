@@ -124,7 +124,7 @@ runner::ExperimentKind make() {
          .help = "q of the linear score s = q.y"},
     };
     return {.name = "residual_ablation",
-            .description = "seed 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
+            .description = "doc 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
             .schema = std::move(schema),
             .run = run_ablation,
             .random = false};

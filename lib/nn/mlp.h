@@ -4,7 +4,7 @@
 //
 //   MLP:          x -> act(x W_up^T + b) -> ... -> h W_down^T + b   (any depth)
 //   GatedMLP:     x -> down( act(gate(x)) * up(x) )                 (GLU family)
-//   BilinearMLP:  x -> down( act( sum_r (x Q_r^T) * (x K_r^T) ) )   (seed 004)
+//   BilinearMLP:  x -> down( act( sum_r (x Q_r^T) * (x K_r^T) ) )   (doc 004)
 //   AttentionProjections: the four d x d projections of an attention block,
 //   kept only so parameter budgets can be compared by instantiation.
 //

@@ -10,7 +10,7 @@ namespace ffn::nn {
 template <class T>
 class PreNormResidual : public Module<T> {
 public:
-    // norm may be null (no normalisation, as in seed 003's arithmetic).
+    // norm may be null (no normalisation, as in doc 003's arithmetic).
     PreNormResidual(std::unique_ptr<Module<T>> norm, std::unique_ptr<Module<T>> ffn);
 
     const Matrix<T>& forward(const Matrix<T>& X) override;
