@@ -8,6 +8,7 @@
 set -u
 ffnlab=$(realpath "$1")
 work=$2
+umount "$work/c4/full" 2> /dev/null  # a tmpfs an interrupted run left mounted
 rm -rf "$work"
 mkdir -p "$work"
 work=$(realpath "$work")
@@ -144,6 +145,24 @@ for f in "$d"/cache/runs/*.json; do
     sed -i 's/"columns":\[/"columns":[{"name":"extra","type":"int"},/' "$f"
 done
 run 0 "4: a cache entry with an extra column" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --out "$d/cache" && ok
+
+# A FIFO where a folder is named: refused, never opened (it would block).
+mkfifo "$d/fifo"
+run 2 "4: --out a FIFO" sweep -c $P -q --out "$d/fifo" && ok
+run 2 "4: --cache a FIFO" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --cache "$d/fifo" && ok
+run 2 "4: --plot a FIFO" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --plot "$d/fifo" && ok
+# A full disk (a 32 KiB tmpfs, where this machine lets the test mount one):
+# one line, and the folder holds no partial set (finished runs may stay in
+# its runs/, which a rerun reuses).
+mkdir -p "$d/full"
+if mount -t tmpfs -o size=32k tmpfs "$d/full" 2> /dev/null; then
+    run 2 "4: a full disk" sweep -c configs/smoke/width_small.json -q --out "$d/full/out" && says "4: full disk" "No space left" &&
+        [ -z "$(ls -A "$d/full/out" 2> /dev/null | grep -vx runs)" ] && [ -z "$(ls -A "$d/full" | grep -v '^out$')" ] && ok ||
+        bad "4: full disk" "left behind: $(ls -AR "$d/full" | head)"
+    umount "$d/full"
+else
+    echo "4: a full disk: skipped (no tmpfs can be mounted here)"
+fi
 
 # --- 5. crashes -----------------------------------------------------------
 d=$work/c5
