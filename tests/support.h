@@ -1,9 +1,13 @@
 #pragma once
-// Helpers for tests: a scratch folder removed at scope exit, and the source
-// tree's location.
+// Helpers for tests: a scratch folder removed at scope exit, the source
+// tree's location, and every kernel family in turn.
+#include <doctest/doctest.h>
+
 #include <filesystem>
 #include <random>
 #include <string>
+
+#include "gemm/gemm.h"
 
 
 namespace ffn::test {
@@ -30,6 +34,35 @@ private:
 
 inline std::string source_path(const std::string& relative) {
     return (std::filesystem::path(FFNLAB_TEST_SOURCE_DIR) / relative).string();
+}
+
+// Puts back the kernel family that was active when it was made, however
+// the scope ends (a failed REQUIRE throws): a test that forces a family
+// never leaves later tests on the wrong kernels.
+class IsaGuard {
+public:
+    IsaGuard() : before_(gemm::active_isa()) {}
+    ~IsaGuard() { gemm::set_isa(before_.c_str()); }
+    IsaGuard(const IsaGuard&) = delete;
+    IsaGuard& operator=(const IsaGuard&) = delete;
+
+private:
+    std::string before_;
+};
+
+// body(isa) once per kernel family this CPU supports, reference first,
+// with that family forced, as Highway runs a test once per target.
+template <class Body>
+void for_each_isa(Body&& body) {
+    const IsaGuard guard;
+    int count = 0;
+    const char* const* isas = gemm::supported_isas(&count);
+    for (int i = 0; i < count; ++i) {
+        const std::string isa = isas[i];
+        CAPTURE(isa);
+        REQUIRE(gemm::set_isa(isa.c_str()));
+        body(isa);
+    }
 }
 
 }  // namespace ffn::test

@@ -2,6 +2,8 @@
 // double-accumulated reference written independently of the library.
 #include <doctest/doctest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -116,15 +118,7 @@ void check_case(const Case& c) {
 }
 
 void for_every_isa(const std::function<void()>& body) {
-    int count = 0;
-    const char* const* isas = ffn::gemm::supported_isas(&count);
-    const std::string before = ffn::gemm::active_isa();
-    for (int i = 0; i < count; ++i) {
-        CAPTURE(std::string(isas[i]));
-        REQUIRE(ffn::gemm::set_isa(isas[i]));
-        body();
-    }
-    ffn::gemm::set_isa(before.c_str());
+    ffn::test::for_each_isa([&](const std::string&) { body(); });
 }
 
 // Each size in each of M, N, K, the other two drawn from the list too, all
@@ -208,7 +202,7 @@ TEST_CASE_TEMPLATE("every kernel family computes bitwise the reference family's 
     for (const auto& list : {thin_shapes(), blocking_shapes()}) cases.insert(cases.end(), list.begin(), list.end());
     for (double alpha : {0.0, 1.0, -0.5})
         for (double beta : {0.0, 1.0, 2.0}) cases.push_back({33, 17, 65, false, true, alpha, beta, 2});
-    const std::string before = ffn::gemm::active_isa();
+    const ffn::test::IsaGuard guard;
     REQUIRE(ffn::gemm::set_isa("ref"));
     std::vector<std::vector<T>> want;
     for (const Case& c : cases) want.push_back(run(c, make_operands<T>(c)));
@@ -224,7 +218,6 @@ TEST_CASE_TEMPLATE("every kernel family computes bitwise the reference family's 
             REQUIRE(std::memcmp(got.data(), want[n].data(), got.size() * sizeof(T)) == 0);
         }
     });
-    ffn::gemm::set_isa(before.c_str());
 }
 
 // The packed path's canonical order, restated independently: k in blocks of

@@ -4,6 +4,8 @@
 // and pack_cols' promise to write nothing past kc * MR.
 #include <doctest/doctest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -98,18 +100,13 @@ void check_family(const KernelShape<T>& shape) {
 }  // namespace
 
 TEST_CASE("every family's packers lay out A and B as kernel.h says") {
-    int count = 0;
-    const char* const* isas = supported_isas(&count);
-    const std::string before = active_isa();
-    int tested = 0;
-    for (int i = 0; i < count; ++i) {
-        CAPTURE(std::string(isas[i]));
-        REQUIRE(set_isa(isas[i]));
+    int tested = 0, count = 0;
+    ffn::test::for_each_isa([&](const std::string&) {
         const KernelFamily& f = active_family();
         check_family(f.f32);
         check_family(f.f64);
         tested += (f.f32.pack_rows || f.f32.pack_cols || f.f32.pack_b) ? 1 : 0;
-    }
-    set_isa(before.c_str());
+        ++count;
+    });
     MESSAGE(tested << " of " << count << " families bring packers of their own");
 }

@@ -4,6 +4,8 @@
 // bodies and remainders) and over the whole range (tails, NaN, infinities).
 #include <doctest/doctest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -52,9 +54,6 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
 template <class T>
 void check_every_family() {
     const std::vector<T> xs = inputs<T>();
-    int count = 0;
-    const char* const* isas = ffn::gemm::supported_isas(&count);
-    const std::string before = ffn::gemm::active_isa();
     for (const Activation a : {Activation::tanh, Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::sigmoid,
                                Activation::relu, Activation::identity}) {
         CAPTURE(std::string(ffn::nn::to_string(a)));
@@ -63,9 +62,7 @@ void check_every_family() {
             scalar_value.push_back(ffn::nn::activate(a, x));
             scalar_derivative.push_back(ffn::nn::activate_derivative(a, x));
         }
-        for (int i = 0; i < count; ++i) {
-            CAPTURE(std::string(isas[i]));
-            REQUIRE(ffn::gemm::set_isa(isas[i]));
+        ffn::test::for_each_isa([&](const std::string&) {
             std::vector<T> values = xs;
             ffn::nn::activate_inplace<T>(a, values);
             CHECK(same_bits(values, scalar_value));
@@ -84,9 +81,8 @@ void check_every_family() {
                 ffn::nn::activate_inplace<T>(a, head);
                 CHECK(same_bits(head, std::vector<T>(scalar_value.begin() + 4000, scalar_value.begin() + 4000 + static_cast<long>(n))));
             }
-        }
+        });
     }
-    ffn::gemm::set_isa(before.c_str());
 }
 
 // Distance in representable floats (the same sign assumed away: a step

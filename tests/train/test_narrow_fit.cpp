@@ -4,6 +4,8 @@
 // orders) it agrees to a stated rounding bound.
 #include <doctest/doctest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -101,13 +103,11 @@ TEST_CASE_TEMPLATE("fit_narrow: a net trained in a batch has the bits it has alo
 
 TEST_CASE_TEMPLATE("fit_narrow: every kernel family gives the same bits", T, float, double) {
     const Samples s = sine(50);
-    int count = 0;
-    const char* const* isas = gemm::supported_isas(&count);
-    const std::string before = gemm::active_isa();
     for (const char* act : {"relu", "gelu", "tanh", "silu"}) {
         std::vector<std::vector<T>> per_isa;
-        for (int k = 0; k < count; ++k) {
-            REQUIRE(gemm::set_isa(isas[k]));
+        std::vector<std::string> isas;
+        test::for_each_isa([&](const std::string& isa) {
+            isas.push_back(isa);
             auto group = nets<T>(19, 5, parse_activation(act));  // full and partial blocks of 8 and of 16 lanes
             train_all(group, {OptimizerKind::adam, 1e-2}, s, 30);
             std::vector<T> all;
@@ -116,14 +116,13 @@ TEST_CASE_TEMPLATE("fit_narrow: every kernel family gives the same bits", T, flo
                 all.insert(all.end(), w.begin(), w.end());
             }
             per_isa.push_back(all);
-        }
-        for (int k = 1; k < count; ++k) {
+        });
+        for (std::size_t k = 1; k < isas.size(); ++k) {
             CAPTURE(act);
             CAPTURE(isas[k]);
-            CHECK(same_bits(per_isa[0], per_isa[static_cast<std::size_t>(k)]));
+            CHECK(same_bits(per_isa[0], per_isa[k]));
         }
     }
-    gemm::set_isa(before.c_str());
 }
 
 // The same net through train::fit (gemm products, other summation orders):
