@@ -179,6 +179,12 @@ int run_shard(const runner::Plan& plan, const SweepOptions& o) {
     if (!o.cache_dir.empty()) throw Error("--shard: its runs go to --out DIR/runs, which merge reads; leave out --cache");
     const runner::Shard shard = runner::parse_shard(o.shard);
     const auto dir = std::filesystem::path(runner::resolve_output_path(o.out_dir, "--out"));
+    // One writer per part's folder, and nothing in it but a part's files.
+    const io::FolderLock lock(dir.string(), o.config + " --shard " + o.shard, [&](const std::string& holder) {
+        throw Error("--out " + o.out_dir + ": being written by another ffn-lab (" + (holder.empty() ? "?" : holder) +
+                    "); each shard writes to a folder of its own");
+    });
+    runner::check_shard_folder(dir.string());
     if (std::filesystem::exists(dir / "manifest.json"))
         throw Error("--out " + o.out_dir + ": holds a sweep's tables; a shard writes to a folder of its own");
     if (std::filesystem::exists(std::filesystem::symlink_status(dir / "shard.json"))) {
@@ -302,7 +308,7 @@ int run_sweep(const SweepOptions& given) {
     const std::string cache = !o.cache_dir.empty() ? runner::resolve_output_path(o.cache_dir, "--cache") : out ? out->cache() : "";
     // The --out folder is replaced as a whole at the end: a cache inside
     // it, other than its own runs/, would go with the old set.
-    if (!o.cache_dir.empty() && out && out->holds(cache) && !runner::is_inside(cache, out->cache()))
+    if (!o.cache_dir.empty() && out && out->holds(cache) && !runner::same_folder(cache, out->cache()))
         throw Error("--cache " + o.cache_dir + ": inside --out " + out_dir + ", which is replaced as a whole; give a folder outside it");
     // Weights and figures inside --out join the set; elsewhere they go where named.
     const auto folder_for = [&](const std::string& dir, const char* what) {
@@ -335,6 +341,9 @@ int run_sweep(const SweepOptions& given) {
     if (plots_in_set) plan.kind->plot(plan, result.tables, plots, {o.plot_width, o.plot_seed});
     if (out) {
         write_outputs(*out, plan.kind->name, result.tables, result.manifest);
+        for (const auto& kept : out->kept())
+            std::cerr << fmt::format("{}: warning: files ffn-lab did not write appeared in {} while it ran; they are kept in {}\n",
+                                     o.config, out->path(), kept);
         if (!o.quiet && o.out_dir.empty()) std::cerr << o.config << ": tables written to " << out_dir << "\n";
     }
     if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, {o.plot_width, o.plot_seed});

@@ -1,5 +1,6 @@
-// ffn-lab: the command-line front end. CLI wiring only; every computation
-// lives in lib/ and experiments/.
+// ffn-lab: the command-line front end. It sets up each subcommand, parses,
+// and turns every refusal into one line on stderr and an exit code; every
+// computation and every rule about files lives in lib/ and experiments/.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <unistd.h>

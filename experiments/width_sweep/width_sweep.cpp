@@ -1,6 +1,8 @@
 // width_sweep: a 1-m-1 network fitted to a function of x on an interval,
-// swept over widths and seeds (seed 001's sin(3x) table; claims S2, S3).
-// Each run trains through nn::MLP, train::fit and the gemm core; the table
+// swept over widths and seeds (doc 001's sin(3x) table; claims S2, S3).
+// The seeds of a width train together through train::fit_narrow, one net
+// per vector lane (the general nn::MLP path gives the same to rounding, and
+// tests/train/test_narrow_fit.cpp pins both); the table
 // shows each width's RMSE and kink counts over seeds beside the document's
 // single-run values, the S2 promise checked row by row, and the best RMSE
 // any function of m + 1 linear pieces can reach on the same samples.

@@ -93,14 +93,7 @@ StagedFolder::StagedFolder(const std::string& path, const std::string& keep) : p
     std::error_code ec;
     fs::create_directories(parent, ec);
     if (ec) throw Error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
-    // Killed runs' staging folders: the caller holds the lock, so none is alive.
-    const std::string prefix = "." + target.filename().string() + ".staging-";
-    for (const auto& entry : fs::directory_iterator(parent, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() == prefix.size() + 6 && name.starts_with(prefix) && entry.is_directory(ec) && !entry.is_symlink(ec))
-            fs::remove_all(entry.path(), ec);
-    }
-    std::string name = (parent / (prefix + "XXXXXX")).string();
+    std::string name = (parent / ("." + target.filename().string() + ".staging-XXXXXX")).string();
     if (!::mkdtemp(name.data())) fail(path, "cannot create a folder beside it");
     staging_ = name;
     const mode_t mask = ::umask(0);
@@ -116,7 +109,7 @@ StagedFolder::~StagedFolder() {
 
 std::string StagedFolder::file(const std::string& name) const { return (fs::path(staging_) / name).string(); }
 
-void StagedFolder::commit() {
+std::string StagedFolder::commit() {
     std::error_code ec;
     // The kept subfolder's files, linked (not copied) into the new set; a
     // ".tmp-" name is what a killed write_file_atomically left.
@@ -128,7 +121,7 @@ void StagedFolder::commit() {
             if (name.find(".tmp-") != std::string::npos || !entry.is_regular_file(ec)) continue;
             fs::create_hard_link(entry.path(), into / name, ec);
             if (ec) fs::copy_file(entry.path(), into / name, fs::copy_options::overwrite_existing, ec);
-            if (ec) fail(path_, "cannot carry " + (fs::path(keep_) / name).string() + " into the new set");
+            if (ec) throw Error(path_ + ": cannot carry " + (fs::path(keep_) / name).string() + " into the new set (" + ec.message() + ")");
         }
     }
     // The staging folder's entries are on disk (write_file_atomically syncs
@@ -140,13 +133,26 @@ void StagedFolder::commit() {
     }
     if (::rename(staging_.c_str(), path_.c_str()) == 0) {
         committed_ = true;  // there was no folder, or an empty one (rename replaces an empty folder)
-        return;
+        return "";
     }
     if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) != 0)
         fail(path_, "cannot swap the new output set in");
-    // The old set now sits at the staging name.
-    fs::remove_all(staging_, ec);
     committed_ = true;
+    return staging_;  // where the old set now sits
+}
+
+std::vector<std::string> staging_leftovers(const std::string& path) {
+    const fs::path target = fs::path(path).lexically_normal();
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    const std::string prefix = "." + target.filename().string() + ".staging-";
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() == prefix.size() + 6 && name.starts_with(prefix) && entry.is_directory(ec) && !entry.is_symlink(ec))
+            found.push_back(entry.path().string());
+    }
+    return found;
 }
 
 FolderLock::FolderLock(const std::string& path, const std::string& note,
@@ -163,8 +169,21 @@ FolderLock::FolderLock(const std::string& path, const std::string& note,
     // taken again until the file locked is the one at the name.
     for (;;) {
         // O_NOFOLLOW: a link planted at the lock's name is refused, not written through.
-        fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (fd_ < 0) fail(path, "cannot make the lock file " + file_ + " beside it");
+        // A file of that name that is not a lock note ffn-lab wrote (a
+        // user's, a hard link to one) is never truncated or removed.
+        struct stat held {};
+        char head[32] = {};
+        const ssize_t got = ::pread(fd_, head, sizeof head - 1, 0);
+        const std::string start(head, got > 0 ? static_cast<std::size_t>(got) : 0);
+        const auto digits = start.find_first_not_of("0123456789");
+        const bool note_like = start.empty() || (digits != std::string::npos && digits > 0 && start[digits] == ' ');
+        if (::fstat(fd_, &held) != 0 || !S_ISREG(held.st_mode) || held.st_nlink != 1 || !note_like) {
+            ::close(fd_);
+            fd_ = -1;
+            throw Error(path + ": " + file_ + " is not a lock file ffn-lab wrote; remove it, or name another folder");
+        }
         if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
             // The holder writes its note just after it takes the lock, and the
             // file may still hold a dead process's note: wait (2 s at most) for
@@ -172,7 +191,7 @@ FolderLock::FolderLock(const std::string& path, const std::string& note,
             std::string holder;
             bool free = false;
             for (int attempt = 0; attempt < 100 && !free; ++attempt) {
-                std::string text(512, '\0');
+                std::string text(65536, '\0');
                 const ssize_t n = ::pread(fd_, text.data(), text.size(), 0);
                 text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
                 if (const auto end = text.find('\n'); end != std::string::npos) text.resize(end);
@@ -199,8 +218,8 @@ FolderLock::FolderLock(const std::string& path, const std::string& note,
                     fail(path, "cannot lock " + file_);
                 }
         }
-        struct stat held {}, named {};
-        if (::fstat(fd_, &held) == 0 && ::lstat(file_.c_str(), &named) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+        struct stat locked {}, named {};
+        if (::fstat(fd_, &locked) == 0 && ::lstat(file_.c_str(), &named) == 0 && locked.st_dev == named.st_dev && locked.st_ino == named.st_ino)
             break;
         ::close(fd_);
     }
@@ -212,8 +231,12 @@ FolderLock::FolderLock(const std::string& path, const std::string& note,
 
 FolderLock::~FolderLock() {
     if (fd_ < 0) return;
-    ::unlink(file_.c_str());  // still held: no one else has this name's lock
-    ::close(fd_);             // drops the flock
+    // Still held, so no other ffn-lab has this name's lock; removed only
+    // while the name is still this file.
+    struct stat held {}, named {};
+    if (::fstat(fd_, &held) == 0 && ::lstat(file_.c_str(), &named) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+        ::unlink(file_.c_str());
+    ::close(fd_);  // drops the flock
 }
 
 }  // namespace ffn::io

@@ -4,6 +4,7 @@
 // mid-write leaves the old file (or none), never half a table.
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ffn::io {
 
@@ -23,11 +24,10 @@ std::uint64_t hash_file(const std::string& path);
 // commit() swaps that folder in with one atomic exchange (Linux's
 // renameat2 RENAME_EXCHANGE): a reader of `path`, a killed run or a second
 // run writing to the same place meets the whole old set or the whole new
-// one, never a mix. The old set is then deleted as a whole: the caller
-// has judged that everything in it may go (runner::OutputSet does), and
-// holds the folder's FolderLock, so any other ".NAME.staging-*" sibling
-// is a killed run's and is removed here. The new folder gets the mode
-// the umask gives a new folder, not mkdtemp's 0700.
+// one, never a mix. commit() hands the old set back (it then sits at the
+// staging name) for the caller to delete what of it is its own
+// (runner::OutputSet). The new folder gets the mode the umask gives a new
+// folder, not mkdtemp's 0700.
 //
 // `keep` names a subfolder that outlives the swap: files written straight
 // into path/keep while the set is staged (sweep's run cache, one file per
@@ -44,12 +44,18 @@ public:
     std::string file(const std::string& name) const;
     // The staged folder itself.
     const std::string& staging() const { return staging_; }
-    void commit();
+    // Swaps the set in; returns where the old folder now sits, or "" when
+    // there was none (or an empty one).
+    std::string commit();
 
 private:
     std::string path_, staging_, keep_;
     bool committed_ = false;
 };
+
+// The ".NAME.staging-*" folders beside `path` that killed runs left (the
+// caller holds the folder's lock, so none is alive).
+std::vector<std::string> staging_leftovers(const std::string& path);
 
 // One writer at a time for a folder that may not exist yet: an exclusive
 // flock(2) on the hidden file ".NAME.lock" beside it, held until

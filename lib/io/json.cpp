@@ -50,13 +50,12 @@ Json parse_json(std::string_view text, const std::string& where) {
     check_depth(text, where);
     // Keys seen so far in each open object, innermost last.
     std::vector<std::set<std::string>> open;
-    std::string duplicate;
     const Json::parser_callback_t reject_duplicates = [&](int, Json::parse_event_t event, Json& parsed) {
         if (event == Json::parse_event_t::object_start) open.emplace_back();
         else if (event == Json::parse_event_t::object_end && !open.empty()) open.pop_back();
-        else if (event == Json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
-                 duplicate.empty())
-            duplicate = parsed.get<std::string>();
+        else if (event == Json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second)
+            // At once: parsing on would cost a linear search per repeat.
+            throw Error(where + ": invalid JSON: key '" + parsed.get<std::string>() + "' appears twice in one object");
         // An ordered object finds each new key by a linear search: bounded,
         // so that a hostile file cannot make parsing quadratic for minutes.
         if (event == Json::parse_event_t::key && !open.empty() && open.back().size() > kMaxJsonKeys)
@@ -76,7 +75,6 @@ Json parse_json(std::string_view text, const std::string& where) {
         if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
         throw Error(where + ": invalid JSON: " + what);
     }
-    if (!duplicate.empty()) throw Error(where + ": invalid JSON: key '" + duplicate + "' appears twice in one object");
     return value;
 }
 

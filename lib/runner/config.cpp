@@ -428,6 +428,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     // text: a plan that would not fit is refused before it is built.
     double run_count = static_cast<double>(plan.seeds.size());
     for (const auto& a : axes) run_count *= static_cast<double>(a.steps.size());
+    if (run_count > 1e9) throw Error(fmt::format("{}: {:.0f} runs: more than the 10^9 one sweep may plan", source, run_count));
     const double plan_bytes = run_count * (8.0 * static_cast<double>(per_run.dump().size()) + 1024.0);
     if (const double available = static_cast<double>(memory_available()); plan_bytes > 0.5 * available)
         throw Error(fmt::format("{}: {:.0f} runs: their plan alone needs about {:.2f} GiB, more than half of the {:.2f} GiB "

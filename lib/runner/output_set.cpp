@@ -1,6 +1,7 @@
 #include "runner/output_set.h"
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,12 +48,65 @@ std::string named(const std::vector<std::string>& names) {
                        names.size() > kShown ? fmt::format(" and {} more", names.size() - kShown) : std::string());
 }
 
+// Deletes what of a replaced set (or a killed run's staging folder) is
+// ffn-lab's: the files its manifest lists, the manifest, the run cache's
+// entries, then the folders left empty. A folder with no manifest was never
+// swapped in (the manifest is written last), so all of it is ffn-lab's.
+// Anything else arrived while the run ran (a user's file, or a file put in
+// place of the folder): it is kept, the folder renamed to a visible
+// OUT.kept-TIME, whose path is returned ("" when nothing was kept).
+std::string retire(const fs::path& old, const std::string& out) {
+    std::error_code ec;
+    const fs::path manifest = old / kManifest;
+    const bool folder = fs::is_directory(fs::symlink_status(old, ec));
+    if (folder && !fs::exists(fs::symlink_status(manifest, ec))) {
+        fs::remove_all(old, ec);
+        return "";
+    }
+    if (folder) {
+        std::optional<std::set<std::string>> listed;
+        try {
+            if (fs::is_regular_file(fs::symlink_status(manifest, ec))) listed = listed_files(load_json_file(manifest.string()));
+        } catch (const Error&) {
+        }
+        const auto remove_file = [&](const fs::path& p) {
+            if (fs::is_regular_file(fs::symlink_status(p, ec))) fs::remove(p, ec);
+        };
+        if (listed) {
+            for (const auto& rel : *listed) remove_file(old / rel);
+            remove_file(manifest);
+        }
+        if (fs::is_directory(fs::symlink_status(old / kCache, ec)))
+            for (const auto& entry : fs::directory_iterator(old / kCache, ec))
+                if (is_entry_name(entry.path().filename().string())) remove_file(entry.path());
+        // Empty folders, deepest first; fs::remove takes none that holds anything.
+        std::vector<fs::path> folders;
+        for (auto it = fs::recursive_directory_iterator(old, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_directory(ec) && !it->is_symlink(ec)) folders.push_back(it->path());
+        std::sort(folders.begin(), folders.end(), [](const fs::path& a, const fs::path& b) { return a.string().size() > b.string().size(); });
+        for (const auto& f : folders) fs::remove(f, ec);
+        fs::remove(old, ec);
+        if (!fs::exists(fs::symlink_status(old, ec))) return "";
+    }
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+    std::string kept = out + ".kept-" + stamp;
+    for (int n = 2; fs::exists(fs::symlink_status(kept, ec)); ++n) kept = out + ".kept-" + stamp + "-" + std::to_string(n);
+    fs::rename(old, kept, ec);
+    return ec ? old.string() : kept;
+}
+
 }  // namespace
 
 std::string resolve_output_path(const std::string& path, const std::string& what) {
     std::string p = path;
     while (p.size() > 1 && p.back() == '/') p.pop_back();
     if (p.empty()) throw Error(what + ": an empty path");
+    if (const auto name = fs::path(p).filename(); name == "." || name == ".." || p == "/")
+        throw Error(what + " " + path + ": name a folder of its own (not ., .. or /)");
     std::error_code ec;
     const auto status = fs::symlink_status(p, ec);
     if (ec && ec != std::errc::no_such_file_or_directory)
@@ -63,12 +117,22 @@ std::string resolve_output_path(const std::string& path, const std::string& what
     return real.string();
 }
 
-bool is_inside(const std::string& inner, const std::string& outer) {
+namespace {
+fs::path on_disk(const std::string& path) {
     std::error_code ec;
-    const fs::path x = fs::weakly_canonical(inner, ec), y = fs::weakly_canonical(outer, ec);
+    fs::path p = fs::weakly_canonical(path, ec);
+    if (ec) throw Error(path + ": " + ec.message());
+    return p;
+}
+}  // namespace
+
+bool is_inside(const std::string& inner, const std::string& outer) {
+    const fs::path x = on_disk(inner), y = on_disk(outer);
     const auto [end, _] = std::mismatch(y.begin(), y.end(), x.begin(), x.end());
     return end == y.end();
 }
+
+bool same_folder(const std::string& a, const std::string& b) { return on_disk(a) == on_disk(b); }
 
 void check_output_folder(const std::string& folder, const std::string& config_file) {
     std::error_code ec;
@@ -78,13 +142,18 @@ void check_output_folder(const std::string& folder, const std::string& config_fi
     if (!fs::is_directory(status)) throw Error("--out " + folder + ": exists and is not a folder");
 
     std::optional<std::set<std::string>> listed;
-    std::string theirs;
+    std::string theirs, theirs_path;
     const fs::path manifest = fs::path(folder) / kManifest;
     if (fs::is_regular_file(fs::symlink_status(manifest, ec))) {
         try {
             const Json doc = load_json_file(manifest.string());
             listed = listed_files(doc);
-            if (listed) theirs = doc["config_file"].get<std::string>();
+            // The config's absolute path where the manifest has one (a
+            // relative one depends on where that run started).
+            if (listed) {
+                theirs = doc["config_file"].get<std::string>();
+                theirs_path = doc.value("config_path", Json()).is_string() ? doc["config_path"].get<std::string>() : theirs;
+            }
         } catch (const Error&) {
         }
     }
@@ -132,14 +201,40 @@ void check_output_folder(const std::string& folder, const std::string& config_fi
         throw Error(fmt::format("--out {}: holds {} ffn-lab did not write ({}); ffn-lab never deletes them: move them out or "
                                 "name another folder",
                                 folder, foreign.size() == 1 ? "a file" : "files", named(foreign)));
-    if (!same_file(theirs, config_file))
+    if (!same_file(theirs_path, config_file))
         throw Error("--out " + folder + ": holds the tables of " + theirs + "; write " + config_file +
                     "'s to another folder (or remove that one)");
+}
+
+void check_shard_folder(const std::string& folder) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(folder, ec);
+    if (!fs::exists(status)) return;
+    if (!fs::is_directory(status)) throw Error("--out " + folder + ": exists and is not a folder");
+    std::vector<std::string> foreign;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        const auto s = entry.symlink_status(ec);
+        if (name == "shard.json" && fs::is_regular_file(s)) continue;
+        if (name == kCache && fs::is_directory(s)) {
+            for (const auto& e : fs::directory_iterator(entry.path(), ec))
+                if (!is_entry_name(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status(ec)))
+                    foreign.push_back(std::string(kCache) + "/" + e.path().filename().string());
+            continue;
+        }
+        foreign.push_back(name + (fs::is_symlink(s) ? " (a symlink)" : ""));
+    }
+    if (ec) throw Error("--out " + folder + ": cannot list it (" + ec.message() + ")");
+    std::sort(foreign.begin(), foreign.end());
+    if (!foreign.empty())
+        throw Error(fmt::format("--out {}: holds {} a shard does not write ({}); ffn-lab never deletes them: name another folder",
+                                folder, foreign.size() == 1 ? "a file" : "files", named(foreign)));
 }
 
 OutputSet::OutputSet(const std::string& out, const std::string& config_file) : path_(resolve_output_path(out, "--out")) {
     std::error_code ec;
     const std::string me = fs::weakly_canonical(config_file, ec).string();
+    config_path_ = me;
     const Json note = {{"config", me}, {"config_file", config_file}};
     lock_ = std::make_unique<io::FolderLock>(path_, note.dump(), [&](const std::string& holder) {
         std::string other = "another ffn-lab run";
@@ -152,6 +247,8 @@ OutputSet::OutputSet(const std::string& out, const std::string& config_file) : p
         throw Error("--out " + out + ": being written by " + other + "; wait for it, or name another folder");
     });
     check_output_folder(path_, config_file);
+    for (const auto& left : io::staging_leftovers(path_))
+        if (auto kept = retire(left, path_); !kept.empty()) kept_.push_back(kept);
     staged_ = std::make_unique<io::StagedFolder>(path_, kCache);
 }
 
@@ -183,8 +280,10 @@ void OutputSet::commit(Json manifest) {
     if (ec) throw Error("--out " + path_ + ": cannot list the new set (" + ec.message() + ")");
     std::sort(files.begin(), files.end());
     manifest["output_files"] = files;
+    manifest["config_path"] = config_path_;
     io::write_file_atomically(file(kManifest), manifest.dump(2) + "\n");
-    staged_->commit();
+    if (const std::string old = staged_->commit(); !old.empty())
+        if (auto kept = retire(old, path_); !kept.empty()) kept_.push_back(kept);
 }
 
 }  // namespace ffn::runner

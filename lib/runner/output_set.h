@@ -18,6 +18,10 @@
 // inside the folder (--save-weights OUT/w, --plot OUT/figs) are written
 // into the new set and listed with it.
 //
+// The old set is deleted file by file, only what its manifest lists (and
+// the run cache's entries): a file the user added while the sweep ran
+// survives, in the old folder renamed to a visible OUT.kept-TIME.
+//
 // Symlinks: an --out that is itself a symlink is resolved once and the
 // set is written into the folder it points to, the link kept. A symlink
 // inside the folder is never followed: it is the user's, and refused as
@@ -29,6 +33,7 @@
 // refused, naming the config that holds the folder.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/atomic_file.h"
 #include "runner/config.h"
@@ -55,11 +60,17 @@ public:
     // Where to write the set's file `name`.
     std::string file(const std::string& name) const { return staged_->file(name); }
     // Lists every file of the staged set in `manifest` ("output_files"),
-    // writes it as manifest.json and swaps the set in.
+    // writes it as manifest.json and swaps the set in. Of the old set only
+    // ffn-lab's own files are deleted.
     void commit(Json manifest);
+    // Folders kept because they held files ffn-lab did not write, which
+    // arrived while a run ran (renamed to OUT.kept-TIME beside the folder):
+    // the command says so.
+    const std::vector<std::string>& kept() const { return kept_; }
 
 private:
-    std::string path_;
+    std::string path_, config_path_;
+    std::vector<std::string> kept_;
     std::unique_ptr<io::FolderLock> lock_;
     std::unique_ptr<io::StagedFolder> staged_;
 };
@@ -75,8 +86,14 @@ std::string resolve_output_path(const std::string& path, const std::string& what
 // holding files ffn-lab did not write (listed), or another config's tables.
 void check_output_folder(const std::string& folder, const std::string& config_file);
 
-// Whether `inner` is `outer` or lies inside it, as paths on disk
-// (symlinks in existing parts resolved).
+// Judges the folder of `sweep --shard I/N --out DIR`: it may hold only
+// shard.json and runs/ (a real folder of run-cache entries); anything else
+// is refused, named, before any work.
+void check_shard_folder(const std::string& folder);
+
+// Whether `inner` is `outer` or lies inside it, and whether `a` and `b`
+// are one folder, as paths on disk (symlinks in existing parts resolved).
 bool is_inside(const std::string& inner, const std::string& outer);
+bool same_folder(const std::string& a, const std::string& b);
 
 }  // namespace ffn::runner

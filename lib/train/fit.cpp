@@ -27,12 +27,6 @@ void gather_rows(const nn::Matrix<T>& from, const std::vector<std::size_t>& orde
 
 }  // namespace
 
-const std::vector<std::string>& loss_names() {
-    static const std::vector<std::string> names = {"mse", "cross_entropy"};
-    return names;
-}
-
-LossKind parse_loss(std::string_view name) { return parse_name<LossKind>(name, loss_names(), "loss"); }
 
 template <class T>
 double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, LossKind loss) {

@@ -16,8 +16,6 @@
 namespace ffn::train {
 
 enum class LossKind { mse, cross_entropy };
-const std::vector<std::string>& loss_names();
-LossKind parse_loss(std::string_view name);
 
 struct FitSpec {
     long steps = 1000;

@@ -53,11 +53,8 @@ public:
     // (a schedule's value; spec.lr is the base).
     void step(double lr);
     void step() { step(spec_.lr); }
-    long steps_taken() const { return steps_; }
-    // Parameter k's momentum buffer (SGD) or first moment m (Adam), and its
-    // second moment v (Adam; empty for SGD): the state a checkpoint keeps.
+    // Parameter k's momentum buffer (SGD) or first moment m (Adam).
     std::span<const T> first_moment(std::size_t k) const { return first_[k]; }
-    std::span<const T> second_moment(std::size_t k) const { return second_[k]; }
     const OptimizerSpec& spec() const { return spec_; }
 
 private:

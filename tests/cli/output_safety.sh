@@ -65,6 +65,34 @@ run 0 "1: weights inside --out" sweep -c configs/smoke/width_small.json -q --set
 run 0 "1: weights inside --out, again" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --out "$d" --save-weights "$d/weights" &&
     ls "$d"/weights/*_final.safetensors > /dev/null 2>&1 && ok || bad "1: weights again" "weights gone: $(ls -R "$d" | head)"
 
+# A file the user puts into the folder while a sweep runs (here a stand-in
+# gnuplot, drawing figures inside the set, writes it) is not deleted with
+# the old set: the old folder is kept beside, as OUT.kept-TIME, and the
+# run says so.
+rm -rf "$d" "$d".kept-*
+mkdir -p "$work/bin1"
+cat > "$work/bin1/gnuplot" <<'SH'
+#!/bin/sh
+while read -r line; do
+    case "$line" in "set output '"*) f=${line#set output \'}; : > "${f%\'}" ;; esac
+done
+echo "written mid-run" > "$USER_FILE"
+SH
+chmod +x "$work/bin1/gnuplot"
+run 0 "1: mid-run, first set" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --out "$d" && ok
+USER_FILE=$d/notes.txt PATH="$work/bin1:$PATH" "$ffnlab" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --out "$d" --plot "$d/figs" \
+    > /dev/null 2> "$work/err"
+e=$?
+kept=$(ls -d "$d".kept-* 2> /dev/null | head -1)
+[ $e -eq 0 ] && [ -n "$kept" ] && [ "$(cat "$kept/notes.txt" 2> /dev/null)" = "written mid-run" ] && grep -q "kept in" "$work/err" &&
+    [ -f "$d/figs/fits.svg" ] && ok || bad "1: a file added mid-run" "exit $e, kept '$kept': $(cat "$work/err")"
+# A file of the lock's name that ffn-lab did not write is neither used nor removed.
+rm -rf "$d" "$d".kept-*
+echo "my own notes" > "$work/.c1.lock"
+run 2 "1: a foreign .lock file" sweep -c $P -q --out "$d" && says "1: lock" "not a lock file ffn-lab wrote" &&
+    [ "$(cat "$work/.c1.lock")" = "my own notes" ] && ok || bad "1: lock" "the user's .c1.lock changed"
+rm -f "$work/.c1.lock"
+
 # --- 2. two configs into one new --out, at once ---------------------------
 d=$work/c2
 trial=0
@@ -102,6 +130,13 @@ run 0 "3: set" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --ou
 rm -rf "$d/set/runs" && ln -s ../elsewhere "$d/set/runs"
 run 2 "3: a planted runs symlink" sweep -c configs/smoke/width_small.json -q --set 'seeds=[0]' --out "$d/set" && says "3: runs" "symlink" &&
     [ -z "$(ls "$d/elsewhere")" ] && ok || bad "3: runs symlink" "files written through the link: $(ls "$d/elsewhere")"
+# A shard's folder: only shard.json and runs/, and never through a link.
+mkdir -p "$d/shard" "$d/elsewhere2"
+echo x > "$d/shard/notes.txt"
+ln -s ../elsewhere2 "$d/shard/runs"
+run 2 "3: a shard folder with a user's file and a runs link" sweep -c $P -q --shard 1/1 --out "$d/shard" &&
+    says "3: shard" "notes.txt.*runs \(a symlink\)|runs \(a symlink\).*notes.txt" && [ -z "$(ls "$d/elsewhere2")" ] &&
+    [ ! -e "$d/shard/shard.json" ] && ok || bad "3: shard" "wrote into the folder or through the link"
 # check --update never writes through a symlinked expected/ folder.
 root=$d/root
 mkdir -p "$root/configs" "$root/experiments/param_count" "$d/outside"
