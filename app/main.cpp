@@ -136,6 +136,13 @@ int main(int argc, char** argv) {
                             (guess ? " (did you mean '" + *guess + "'?)" : std::string()) + "; see ffn-lab --help");
             }
         }
+        // Hydra's `app cfg key=value`: here an override is --set key=value.
+        for (int i = 2; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (!arg.empty() && arg[0] != '-' && arg.find('=') != std::string::npos && arg.find('=') > 0 &&
+                std::string(argv[i - 1]) != "--set")
+                return fail("'" + arg + "': an override is given as --set " + arg + " (see ffn-lab sweep --help)");
+        }
         return fail(std::string(e.what()) + " (see ffn-lab --help)");
     }
 

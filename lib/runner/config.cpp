@@ -1,6 +1,7 @@
 #include "runner/config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <cctype>
 #include <fmt/format.h>
@@ -40,6 +41,19 @@ Json expand_seed_range(const Json& seeds_in, const std::string& where) {
         const std::string text = seeds.get<std::string>();
         const auto colon = text.find(':');
         const auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos; };
+        // 0,1,2 as Hydra's users write a list on the command line.
+        if (colon == std::string::npos && text.find(',') != std::string::npos) {
+            Json list = Json::array();
+            for (std::size_t start = 0; start <= text.size();) {
+                const std::size_t end = std::min(text.find(',', start), text.size());
+                const std::string part = text.substr(start, end - start);
+                if (!digits(part))
+                    throw Error(where + ": '" + part + "' in the list " + text + " is not a seed (an integer from 0)");
+                list.push_back(std::stoull(part));
+                start = end + 1;
+            }
+            return list;
+        }
         if (colon == std::string::npos || !digits(text.substr(0, colon)) || !digits(text.substr(colon + 1)))
             throw Error(where + ": expected a list of seeds, {\"range\": [first, end]} or first:end, got \"" + text + "\"");
         seeds = Json{{"range", {std::stoull(text.substr(0, colon)), std::stoull(text.substr(colon + 1))}}};
@@ -231,6 +245,12 @@ Override parse_override(const std::string& text) {
     // text itself as a string.
     try {
         o.value = io::parse_json(value, "--set " + o.path);
+        // steps=1e3: a whole number written with an exponent is that
+        // integer, as a user of Hydra types it (a config file stays strict).
+        if (o.value.is_number_float() && value.find_first_of("eE") != std::string::npos) {
+            const double v = o.value.get<double>();
+            if (std::nearbyint(v) == v && std::fabs(v) < 9007199254740992.0) o.value = static_cast<std::int64_t>(v);
+        }
     } catch (const Error&) {
         o.value = value;
         try {
