@@ -261,7 +261,9 @@ int run_sweep(const SweepOptions& given) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     if (o.log_every > 0) overrides.push_back(runner::parse_override("log_every=" + std::to_string(o.log_every)));
-    const auto plan = merged ? *merged : runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
+    if (!merged) o.config = resolve_config(o.config);  // a bundled config may be named: sweep width_quick
+    const auto plan = merged ? *merged
+                             : runner::make_plan(runner::load_config(o.config, bundled_configs()), o.config, overrides, experiments::all_kinds());
     if (o.print_config) {
         std::cout << plan.config.dump(2) << "\n";
         return 0;

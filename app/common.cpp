@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "runner/schema.h"
 
 namespace ffn::app {
 
@@ -22,6 +26,31 @@ std::string find_root(const std::string& given) {
             return dir == cwd ? "." : fs::relative(dir, cwd, ec).string();
         if (dir == dir.root_path() || dir.parent_path() == dir) return "";
     }
+}
+
+std::string bundled_configs() {
+    const std::string root = find_root("");
+    return root.empty() ? "" : (fs::path(root) / "configs").lexically_normal().string();
+}
+
+std::string resolve_config(const std::string& given) {
+    std::error_code ec;
+    if (given.empty() || fs::exists(given, ec) || given.find('/') != std::string::npos) return given;
+    const std::string bundled = bundled_configs();
+    std::vector<std::string> tried = {given};
+    if (!bundled.empty())
+        for (const std::string& name : {given, given + ".json"}) {
+            const std::string candidate = (fs::path(bundled) / name).string();
+            tried.push_back(candidate);
+            if (fs::is_regular_file(candidate, ec)) return candidate;
+        }
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(bundled.empty() ? fs::path(".") : fs::path(bundled), ec))
+        if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+    const auto guess = bundled.empty() ? std::nullopt : runner::did_you_mean(fs::path(given).stem().string(), names);
+    throw Error(fmt::format("{}: no such config (tried {}{}{}; `ffn-lab list` shows the bundled ones)", given, fmt::join(tried, ", "),
+                            guess ? "; did you mean '" + *guess + "'?" : "",
+                            bundled.empty() ? "; outside an ffn-lab checkout, give the config's path" : ""));
 }
 
 std::size_t terminal_width() {

@@ -13,6 +13,13 @@ namespace ffn::app {
 // a checkout must not read or write another one.
 std::string find_root(const std::string& given);
 
+// The config file `given` names: itself when it is a file; else, for a
+// plain name ("width_quick" or "width_quick.json"), that config of the
+// checkout find_root finds. Throws ffn::Error naming the paths tried.
+std::string resolve_config(const std::string& given);
+// The checkout's configs/ folder, or "" outside a checkout.
+std::string bundled_configs();
+
 // Characters per line of the terminal on stdout: $COLUMNS when it is a
 // positive number (so a test or a script can fix it), else what the
 // terminal says, else 80.

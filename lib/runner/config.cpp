@@ -304,7 +304,7 @@ Json load_json_file(const std::string& path) { return io::parse_json(io::read_fi
 namespace {
 constexpr int kMaxBaseChain = 16;
 
-Json load_config_chain(const std::string& path, std::vector<std::string>& chain) {
+Json load_config_chain(const std::string& path, std::vector<std::string>& chain, const std::string& bundled) {
     const std::string here = std::filesystem::weakly_canonical(path).string();
     if (std::find(chain.begin(), chain.end(), here) != chain.end())
         throw Error(path + ": key 'base': the chain of bases comes back to this file");
@@ -314,11 +314,28 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain)
     if (!config.is_object() || !config.contains("base")) return config;
     if (!config["base"].is_string() || config["base"].get<std::string>().empty())
         throw Error(path + ": key 'base': expected the path of another config, relative to this one");
-    const std::string base_path =
-        (std::filesystem::path(path).parent_path() / config["base"].get<std::string>()).lexically_normal().string();
-    if (!std::filesystem::is_regular_file(base_path))
-        throw Error(path + ": key 'base': " + base_path + " is not a file");
-    Json merged = load_config_chain(base_path, chain);
+    // Beside this file, then (a plain name, "width" or "width.json") among
+    // the bundled configs, so that a copied config still finds its base.
+    const std::string base = config["base"].get<std::string>();
+    std::vector<std::string> tried = {(std::filesystem::path(path).parent_path() / base).lexically_normal().string()};
+    if (!bundled.empty() && base.find('/') == std::string::npos)
+        for (const std::string& name : {base, base + ".json"})
+            tried.push_back((std::filesystem::path(bundled) / name).lexically_normal().string());
+    std::string base_path;
+    for (const auto& candidate : tried) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(candidate, ec)) {
+            base_path = candidate;
+            break;
+        }
+    }
+    if (base_path.empty()) {
+        std::string list;
+        for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+        throw Error(path + ": key 'base': no config '" + base + "' (tried " + list +
+                    (bundled.empty() ? "; outside an ffn-lab checkout only the file's own folder is searched)" : ")"));
+    }
+    Json merged = load_config_chain(base_path, chain, bundled);
     if (!merged.is_object()) throw Error(base_path + ": expected a JSON object at the top level");
     config.erase("base");
     merged.merge_patch(config);
@@ -326,9 +343,9 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain)
 }
 }  // namespace
 
-Json load_config(const std::string& path) {
+Json load_config(const std::string& path, const std::string& bundled) {
     std::vector<std::string> chain;
-    return load_config_chain(path, chain);
+    return load_config_chain(path, chain, bundled);
 }
 
 Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& overrides,

@@ -94,8 +94,11 @@ Json load_json_file(const std::string& path);
 // the same way and this file's keys are merged into it by JSON Merge
 // Patch (RFC 7386): objects merge key by key, anything else replaces, and
 // null deletes the key. Chains are followed; a cycle or a chain deeper
-// than 16 is an error naming the files.
-Json load_config(const std::string& path);
+// than 16 is an error naming the files. A base not found beside the file
+// is looked for by name ("width" or "width.json") in `bundled`, the
+// checkout's configs/ folder when there is one; the error names every
+// path tried.
+Json load_config(const std::string& path, const std::string& bundled = "");
 
 // Validates `root` (from `source`) against its kind and expands the grid.
 // Every defect is an ffn::Error naming the source, the key and what was
