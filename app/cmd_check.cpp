@@ -38,6 +38,7 @@ int run_check(const CheckOptions& o) {
         }
         std::cout << fmt::format("{:<8} {}\n", word, config);
         for (const auto& line : outcome.details) std::cout << "         " << line << "\n";
+        std::cout.flush();  // a line per config as it ends, in a pipe or a CI log too
     }
     std::cout << fmt::format("check: {} ok, {} differ, {} errors{}\n", ok, differ, errors,
                              o.update ? fmt::format(", {} updated", updated) : "");
