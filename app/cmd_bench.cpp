@@ -8,6 +8,7 @@
 
 #include "bench/openblas.h"
 #include "bench/timing.h"
+#include "common.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "experiments/registry.h"
@@ -90,7 +91,7 @@ std::string torch_sweep_reference(const runner::Plan& plan, const SweepBenchOpti
 }
 
 report::Table bench_sweep(const SweepBenchOptions& o, std::string* torch_about) {
-    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, {}, experiments::all_kinds());
+    const auto plan = runner::make_plan(runner::load_config(o.config, bundled_configs()), o.config, {}, experiments::all_kinds());
     double steps = 0;
     for (const auto& run : plan.runs) {
         if (!run.values.contains("steps")) throw Error(o.config + ": experiment '" + plan.kind->name + "' has no 'steps' to time");

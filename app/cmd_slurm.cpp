@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common.h"
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
@@ -70,7 +71,7 @@ int run_slurm(const SlurmOptions& o) {
     // The plan first: a bad config or --set fails here, not in a thousand tasks.
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
-    const auto plan = runner::make_plan(runner::load_config(o.config), o.config, overrides, experiments::all_kinds());
+    const auto plan = runner::make_plan(runner::load_config(o.config, bundled_configs()), o.config, overrides, experiments::all_kinds());
     std::error_code ec;
     const fs::path out = fs::absolute(o.out_dir, ec), cwd = fs::current_path(ec);
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);

@@ -35,7 +35,7 @@ std::string bundled_configs() {
 
 std::string resolve_config(const std::string& given) {
     std::error_code ec;
-    if (given.empty() || fs::exists(given, ec) || given.find('/') != std::string::npos) return given;
+    if (given.empty() || fs::is_regular_file(given, ec) || given.find('/') != std::string::npos) return given;
     const std::string bundled = bundled_configs();
     std::vector<std::string> tried = {given};
     if (!bundled.empty())

@@ -125,6 +125,20 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
+    } catch (const CLI::ExtrasError& e) {
+        // Hydra's `app cfg key=value`: an argument left over that looks
+        // like an override is one, given as --set key=value here.
+        const std::string what = e.what();
+        const auto colon = what.find(": ");
+        std::string extras = colon == std::string::npos ? "" : what.substr(colon + 2);
+        for (std::size_t start = 0; start < extras.size();) {
+            const std::size_t end = std::min(extras.find(' ', start), extras.size());
+            const std::string arg = extras.substr(start, end - start);
+            if (!arg.empty() && arg[0] != '-' && arg.find('=') != std::string::npos && arg.find('=') > 0)
+                return fail("'" + arg + "': an override is given as --set " + arg + " (see ffn-lab sweep --help)");
+            start = end + 1;
+        }
+        return fail(what + " (see ffn-lab --help)");
     } catch (const CLI::ParseError& e) {
         // A misspelt subcommand: name the one that was meant.
         if (argc > 1 && argv[1][0] != '-' && app.get_subcommands({}).size() > 0) {
@@ -135,13 +149,6 @@ int main(int argc, char** argv) {
                 return fail("unknown command '" + std::string(argv[1]) + "'" +
                             (guess ? " (did you mean '" + *guess + "'?)" : std::string()) + "; see ffn-lab --help");
             }
-        }
-        // Hydra's `app cfg key=value`: here an override is --set key=value.
-        for (int i = 2; i < argc; ++i) {
-            const std::string arg = argv[i];
-            if (!arg.empty() && arg[0] != '-' && arg.find('=') != std::string::npos && arg.find('=') > 0 &&
-                std::string(argv[i - 1]) != "--set")
-                return fail("'" + arg + "': an override is given as --set " + arg + " (see ffn-lab sweep --help)");
         }
         return fail(std::string(e.what()) + " (see ffn-lab --help)");
     }

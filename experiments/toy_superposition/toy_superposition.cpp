@@ -311,7 +311,8 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
     // reported, with how many of the models reach its outcome. For two
     // features in one dimension, the phase of least exact loss beside it
     // (two_in_one.h).
-    const bool two_in_one = plan.runs.front().integer("features") == 2 && plan.runs.front().integer("hidden") == 1;
+    const auto is_two_in_one = [&](const runner::Run& r) { return r.integer("features") == 2 && r.integer("hidden") == 1; };
+    const bool two_in_one = std::any_of(plan.runs.begin(), plan.runs.end(), is_two_in_one);
     report::Table points("points");
     runner::add_swept_columns(plan, points);
     points.add_column("seeds", ColumnType::integer)
@@ -357,11 +358,13 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
                 std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.second == best->second; })));
             cells.push_back(best->first);
         }
-        if (two_in_one) {
-            const auto& run = plan.runs[group.front()];
+        if (const auto& run = plan.runs[group.front()]; two_in_one && is_two_in_one(run)) {
             const TwoInOne optimum = two_in_one_optimum(run.number("importance_decay"), run.number("sparsity"));
             cells.push_back(optimum.phase);
             cells.push_back(optimum.loss);
+        } else if (two_in_one) {
+            cells.push_back(Cell{});
+            cells.push_back(Cell{});
         }
         points.add_row(std::move(cells));
     }

@@ -139,7 +139,9 @@ TwoInOne two_in_one_optimum(double importance1, double sparsity) {
                                                                   {out.dedicated1, "feature 1 dedicated"},
                                                                   {out.antipodal, "antipodal"},
                                                                   {out.same_side, "both, same side"}}};
-    const auto& least_phase = *std::min_element(phases.begin(), phases.end());
+    // Equal losses go to the first listed, not to a comparison of names.
+    const auto& least_phase =
+        *std::min_element(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     out.loss = least_phase.first;
     out.phase = least_phase.second;
     return out;

@@ -204,6 +204,16 @@ std::vector<report::Expectation> read_expectations(const Json& list, const std::
     return out;
 }
 
+// steps=1e3: a whole number written with an exponent in --set is that
+// integer, as a user of Hydra types it (a config file stays strict).
+Json whole_number_as_typed(Json value, const std::string& text) {
+    if (value.is_number_float() && text.find_first_of("eE") != std::string::npos) {
+        const double v = value.get<double>();
+        if (std::nearbyint(v) == v && std::fabs(v) < 9007199254740992.0) value = static_cast<std::int64_t>(v);
+    }
+    return value;
+}
+
 // Hydra's multirun shorthand: a comma-separated value of a scalar key
 // sweeps it. Strings split only when every part is one of the key's
 // choices, so an expression such as max(x,0) stays one value.
@@ -222,7 +232,7 @@ std::optional<Json> multirun_values(const Override& o, const KeySpec& spec) {
             values.push_back(part);
         } else {
             try {
-                values.push_back(io::parse_json(part, "--set " + o.path));
+                values.push_back(whole_number_as_typed(io::parse_json(part, "--set " + o.path), part));
             } catch (const Error&) {
                 throw Error("--set " + o.path + ": '" + part + "' in the list " + text + " is not " + describe(spec.type));
             }
@@ -244,13 +254,7 @@ Override parse_override(const std::string& text) {
     // JSON when it parses as JSON (by the same rules as a config), else the
     // text itself as a string.
     try {
-        o.value = io::parse_json(value, "--set " + o.path);
-        // steps=1e3: a whole number written with an exponent is that
-        // integer, as a user of Hydra types it (a config file stays strict).
-        if (o.value.is_number_float() && value.find_first_of("eE") != std::string::npos) {
-            const double v = o.value.get<double>();
-            if (std::nearbyint(v) == v && std::fabs(v) < 9007199254740992.0) o.value = static_cast<std::int64_t>(v);
-        }
+        o.value = whole_number_as_typed(io::parse_json(value, "--set " + o.path), value);
     } catch (const Error&) {
         o.value = value;
         try {
@@ -317,9 +321,11 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
     // Beside this file, then (a plain name, "width" or "width.json") among
     // the bundled configs, so that a copied config still finds its base.
     const std::string base = config["base"].get<std::string>();
+    const bool plain = base.find('/') == std::string::npos && !base.ends_with(".json");
     std::vector<std::string> tried = {(std::filesystem::path(path).parent_path() / base).lexically_normal().string()};
+    if (plain) tried.push_back((std::filesystem::path(path).parent_path() / (base + ".json")).lexically_normal().string());
     if (!bundled.empty() && base.find('/') == std::string::npos)
-        for (const std::string& name : {base, base + ".json"})
+        for (const std::string& name : plain ? std::vector<std::string>{base, base + ".json"} : std::vector<std::string>{base})
             tried.push_back((std::filesystem::path(bundled) / name).lexically_normal().string());
     std::string base_path;
     for (const auto& candidate : tried) {
