@@ -313,13 +313,11 @@ int run_sweep(const SweepOptions& given) {
     if (!o.cache_dir.empty() && out && out->holds(cache) && !runner::same_folder(cache, out->cache()))
         throw Error("--cache " + o.cache_dir + ": inside --out " + out_dir + ", which is replaced as a whole; give a folder outside it");
     // Weights and figures inside --out join the set; elsewhere they go where named.
-    const auto folder_for = [&](const std::string& dir, const char* what) {
-        if (dir.empty()) return dir;
-        const std::string real = runner::resolve_output_path(dir, what);
-        return out ? out->place(real) : real;
-    };
-    const std::string weights = folder_for(o.save_weights, "--save-weights"), plots = folder_for(o.plot_dir, "--plot");
-    const bool plots_in_set = out && !o.plot_dir.empty() && out->holds(runner::resolve_output_path(o.plot_dir, "--plot"));
+    const auto resolved = [](const std::string& dir, const char* what) { return dir.empty() ? dir : runner::resolve_output_path(dir, what); };
+    const std::string weights_named = resolved(o.save_weights, "--save-weights"), plots_named = resolved(o.plot_dir, "--plot");
+    const auto placed = [&](const std::string& dir) { return out && !dir.empty() ? out->place(dir) : dir; };
+    const std::string weights = placed(weights_named), plots = placed(plots_named);
+    const bool plots_in_set = plots != plots_named;
     for (const auto* dir : {&cache, &weights, &plots})
         if (!dir->empty()) make_output_folder(*dir);
     runner::SweepResult result = execute_with_progress(plan,

@@ -36,11 +36,6 @@ std::optional<std::set<std::string>> listed_files(const Json& doc) {
     return files;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-    std::error_code ec;
-    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
-}
-
 std::string named(const std::vector<std::string>& names) {
     constexpr std::size_t kShown = 5;
     std::vector<std::string> shown(names.begin(), names.begin() + static_cast<long>(std::min(names.size(), kShown)));
@@ -201,7 +196,7 @@ void check_output_folder(const std::string& folder, const std::string& config_fi
         throw Error(fmt::format("--out {}: holds {} ffn-lab did not write ({}); ffn-lab never deletes them: move them out or "
                                 "name another folder",
                                 folder, foreign.size() == 1 ? "a file" : "files", named(foreign)));
-    if (!same_file(theirs_path, config_file))
+    if (!same_folder(theirs_path, config_file))
         throw Error("--out " + folder + ": holds the tables of " + theirs + "; write " + config_file +
                     "'s to another folder (or remove that one)");
 }

@@ -92,7 +92,8 @@ void check_output_folder(const std::string& folder, const std::string& config_fi
 void check_shard_folder(const std::string& folder);
 
 // Whether `inner` is `outer` or lies inside it, and whether `a` and `b`
-// are one folder, as paths on disk (symlinks in existing parts resolved).
+// name one place (a folder or a file), as paths on disk (symlinks in
+// existing parts resolved).
 bool is_inside(const std::string& inner, const std::string& outer);
 bool same_folder(const std::string& a, const std::string& b);
 
