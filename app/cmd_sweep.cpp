@@ -415,8 +415,11 @@ int run_sweep(const SweepOptions& given) {
     if (!o.quiet && !plan.protocol_deviations.empty()) {
         std::string keys;
         for (const auto& k : plan.protocol_deviations) keys += (keys.empty() ? "" : ", ") + k;
-        std::cerr << fmt::format("{}: not the document's protocol ({} differ{}): no document value is judged\n", o.config,
-                                 keys, plan.follows_protocol({"seeds"}) ? "; its values are shown beside ours" : "");
+        if (verdicts.pass + verdicts.miss > 0)
+            std::cerr << fmt::format("{}: rows off the document's protocol ({} differ) are not judged\n", o.config, keys);
+        else
+            std::cerr << fmt::format("{}: not the document's protocol ({} differ{}): no document value is judged\n", o.config,
+                                     keys, plan.follows_protocol({"seeds"}) ? "; its values are shown beside ours" : "");
     }
     if (!o.quiet)
         for (const auto& origin : e.unmatched) std::cerr << origin << ": no row to compare (narrowed by --set?)\n";

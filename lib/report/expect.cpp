@@ -23,7 +23,8 @@ bool value_passes(const Cell& ours, const Cell& doc, const Expectation& e) {
 
 }  // namespace
 
-ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations) {
+ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations,
+                                 const RowApplies& applies) {
     ExpectSummary summary;
     for (const auto& e : expectations) {
         Table* t = nullptr;
@@ -61,7 +62,7 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
             if (!row_matches(*t, r, e)) continue;
             any = true;
             const auto v = *t->find_column("verdict");
-            if (!e.applies) {
+            if (!e.applies || (applies && !applies(e, *t, r))) {
                 summary.not_judged += static_cast<int>(e.values.size());
                 if (report::is_null(t->rows()[r][v])) t->set(r, v, std::string("n/a"));
                 continue;

@@ -5,6 +5,7 @@
 // table a "<column> (doc)" column after each expected column and a final
 // "verdict" column (pass / miss, or n/a where the expectation does not apply)
 // for the rows an expectation covers.
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,8 +22,9 @@ struct Expectation {
     double rtol = 0.0;
     std::string source;  // e.g. "001": the document it comes from
     std::string origin;  // "configs/params.json: expect[2]" for error messages
-    // False when the run does not follow the protocol the document's value
-    // was printed for: its rows then show no document value and read "n/a".
+    // False when the plan does not hold what the expectation's 'given'
+    // names: its rows then show no document value and read "n/a" (as do
+    // rows the caller's `applies` refuses: those off the protocol).
     bool applies = true;
 };
 
@@ -37,7 +39,11 @@ struct ExpectSummary {
 // Throws ffn::Error (naming the expectation's origin) when a table or column
 // does not exist. An expectation whose rows are absent (a --set narrowed the
 // sweep) is listed in `unmatched` instead: nothing to compare, not a miss.
-ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations);
+// `applies(e, table, row)`, when given, says whether the row was computed
+// under the protocol e's document value was printed for.
+using RowApplies = std::function<bool(const Expectation&, const Table&, std::size_t)>;
+ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<Expectation>& expectations,
+                                 const RowApplies& applies = {});
 
 // The cells of every "verdict" column: "pass", "miss", and "n/a" (with or
 // without a reason after it). What `sweep --check` judges.

@@ -272,6 +272,16 @@ bool Plan::follows_protocol(const std::vector<std::string>& ignoring) const {
     });
 }
 
+bool Plan::follows_protocol(const Run& run, const std::vector<std::string>& ignoring) const {
+    for (const auto& item : protocol.items()) {
+        if (std::find(ignoring.begin(), ignoring.end(), item.key()) != ignoring.end()) continue;
+        if (item.key() == "seeds" ? item.value().get<std::vector<std::uint64_t>>() != seeds
+                                  : run.values.value(item.key(), Json()) != item.value())
+            return false;
+    }
+    return true;
+}
+
 std::string Run::id_hex() const { return fmt::format("{:016x}", id); }
 
 std::string Run::label() const {
@@ -527,14 +537,20 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     if (root.contains("protocol")) {
         const Json& protocol = root["protocol"];
         if (!protocol.is_object()) throw Error(source + ": key 'protocol': expected an object of key: value");
-        for (const auto& item : protocol.items())
+        for (const auto& item : protocol.items()) {
             if (!all_runs_hold(item.key(), item.value(), source + ": protocol")) plan.protocol_deviations.push_back(item.key());
+            plan.protocol[item.key()] =
+                item.key() == "seeds" ? expand_seed_range(item.value(), source + ": protocol 'seeds'") : item.value();
+        }
     }
     if (root.contains("expect")) {
         plan.expectations = read_expectations(root["expect"], source);
+        // Whether an expectation applies to the rows it selects is decided
+        // row by row when the tables are joined (a multirun's rows under the
+        // document's settings keep their verdict); its 'given' holds or not
+        // for the whole plan.
         for (std::size_t i = 0; i < plan.expectations.size(); ++i) {
             report::Expectation& e = plan.expectations[i];
-            e.applies = plan.follows_protocol();
             const Json& raw = root["expect"][i];
             if (!raw.contains("given")) continue;
             if (!raw["given"].is_object()) throw Error(e.origin + ": key 'given': expected an object of key: value");

@@ -73,12 +73,18 @@ struct Plan {
     std::vector<std::uint64_t> seeds;
     std::vector<report::Expectation> expectations;
     report::Tolerance check_tolerance{1e-9, 1e-12};
+    // The config's "protocol" block, validated, key -> value ("seeds"
+    // expanded to its list): the settings the document's numbers hold for.
+    Json protocol = Json::object();
     // The config's "protocol" keys on which some run differs from the
     // document ("seeds" when the seed list is not the protocol's).
     std::vector<std::string> protocol_deviations;
     // True when the document's protocol holds for every run, except perhaps
     // for the keys listed in `ignoring`.
     bool follows_protocol(const std::vector<std::string>& ignoring = {}) const;
+    // The same for one run: its own resolved values, and the plan's seed
+    // list (a multirun's rows are judged each by its own values).
+    bool follows_protocol(const Run& run, const std::vector<std::string>& ignoring = {}) const;
 };
 
 // A kind's keys, with those every kind takes (seeds, dtype), as a table:

@@ -209,7 +209,12 @@ report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<repor
     runs.add_column("seed", report::ColumnType::integer);
     runs.add_key("seed");
     runs.add_column("run_id", report::ColumnType::text);
-    for (const auto& c : per_run.front().front().columns()) runs.add_column(c);
+    for (auto c : per_run.front().front().columns()) {
+        // A run's own column named like a swept key (a kind's "steps" when
+        // steps are swept) keeps both: the run's gets a suffix.
+        if (runs.find_column(c.name)) c.name += "_run";
+        runs.add_column(c);
+    }
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         auto cells = swept_cells(plan, i);
         cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
@@ -308,7 +313,19 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     } catch (const Error& e) {
         throw Error(plan.source + ": " + e.what(), e.code());
     }
-    result.expect = report::apply_expectations(result.tables, plan.expectations);
+    // A row is judged when the runs behind it (those whose swept values
+    // it shows) follow the document's protocol: in a multirun, the rows
+    // under the document's settings keep their verdict.
+    const auto row_follows_protocol = [&](const report::Expectation&, const report::Table& t, std::size_t row) {
+        if (plan.follows_protocol()) return true;
+        return std::all_of(plan.runs.begin(), plan.runs.end(), [&](const Run& run) {
+            for (const auto& [key, value] : run.swept)
+                if (key != "seed" && t.find_column(key) && !report::cells_agree(t.at(row, key), swept_cell(plan, key, value), {}))
+                    return true;  // not behind this row
+            return plan.follows_protocol(run);
+        });
+    };
+    result.expect = report::apply_expectations(result.tables, plan.expectations, row_follows_protocol);
 
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Json& m = result.manifest;
