@@ -172,7 +172,7 @@ std::vector<report::Table> run_table(const runner::Run& run, const FitData& data
     t.add_column("rmse", ColumnType::real, 4)
         .add_column("kinks", ColumnType::integer)
         .add_column("kinks_grid", ColumnType::integer)
-        .add_column("steps", ColumnType::integer)
+        .add_column("steps_done", ColumnType::integer)
         .add_column("status", ColumnType::text);
     const bool ok = std::isfinite(f.rmse);
     // A smooth activation has no kinks to count: n/a (null), not 0.
@@ -272,9 +272,101 @@ constexpr std::size_t kPwlBoundSamples = 4000;
 // promise on their own says how much one ten-seed verdict can be trusted.
 constexpr std::size_t kBlock = 10;
 
-std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs = runner::per_run_rows(plan, per_run);
+// Where the seeds of a width split, if they do: the widest gap (as a ratio)
+// between neighbouring RMSEs with at least a tenth of the seeds on each
+// side, and the share of seeds below it. At m = 4 the seeds fall into two
+// basins and the median sits in the gap between them, so another seed set
+// moves it from one basin to the other.
+struct Split {
+    Cell ratio{}, share_below{};
+};
 
+Split widest_central_gap(std::vector<double> rmse) {
+    const std::size_t n = rmse.size();
+    if (n < 5) return {};
+    std::sort(rmse.begin(), rmse.end());
+    const std::size_t margin = std::max<std::size_t>(1, n / 10);
+    double best = 0;
+    std::size_t below = 0;
+    for (std::size_t k = margin; k + margin <= n; ++k)
+        if (rmse[k - 1] > 0 && rmse[k] / rmse[k - 1] > best) best = rmse[k] / rmse[k - 1], below = k;
+    if (below == 0) return {};
+    return {best, static_cast<double>(below) / static_cast<double>(n)};
+}
+
+// The key that links a group to the same settings one width narrower: its
+// swept values other than the width.
+std::string settings_key(const runner::Plan& plan, std::size_t run) {
+    std::string key;
+    for (const auto& [name, value] : plan.runs[run].swept)
+        if (name != "seed" && name != "model.width") key += name + "=" + value.dump() + "\n";
+    return key;
+}
+
+// The keys of the config's protocol on which a run differs ("seeds" aside).
+std::string deviations(const runner::Plan& plan, const runner::Run& run) {
+    std::string out;
+    for (const auto& item : plan.protocol.items())
+        if (item.key() != "seeds" && run.values.value(item.key(), runner::Json()) != item.value())
+            out += (out.empty() ? "" : ", ") + item.key();
+    return out;
+}
+
+// One width's seeds, judged or measured against the document.
+struct WidthRow {
+    std::size_t first = 0, seeds = 0;
+    std::int64_t m = 0;
+    SeedResults all;
+    Printed printed;    // the document's values for m, whatever the protocol
+    bool doc_protocol;  // the run's settings are the document's (its seeds aside)
+    bool judged;        // ... and its seeds too
+    Promise whole;
+    double narrower_median = std::numeric_limits<double>::quiet_NaN();
+    Cell blocks{}, blocks_pass{};
+};
+
+std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
+    std::vector<WidthRow> rows;
+    std::map<std::string, double> narrower_median;
+    std::map<std::string, std::vector<double>> narrower_blocks;
+    for (const auto& group : runner::seed_groups(plan)) {
+        WidthRow w;
+        w.first = group.front();
+        w.seeds = group.size();
+        const runner::Run& first = plan.runs[w.first];
+        w.m = first.integer("model.width");
+        w.all = collect(per_run, group);
+        w.printed = printed_for(first, w.m);
+        w.doc_protocol = plan.follows_protocol(first, {"seeds"});
+        w.judged = plan.follows_protocol(first);
+        const std::string key = settings_key(plan, w.first);
+        if (const auto it = narrower_median.find(key); it != narrower_median.end()) w.narrower_median = it->second;
+        w.whole = judge(w.m, w.all, w.printed.rmse, w.narrower_median);
+        if (!w.all.rmse.empty()) narrower_median[key] = w.whole.rmse_median;
+        if (group.size() >= 2 * kBlock && group.size() % kBlock == 0 && !report::is_null(w.printed.rmse)) {
+            std::vector<double> block_medians;
+            const std::vector<double>& before = narrower_blocks[key];
+            std::int64_t passing = 0;
+            for (std::size_t b = 0; b < group.size() / kBlock; ++b) {
+                const SeedResults block = collect(per_run, std::span(group).subspan(b * kBlock, kBlock));
+                const Promise p = judge(w.m, block, w.printed.rmse,
+                                        b < before.size() ? before[b] : std::numeric_limits<double>::quiet_NaN());
+                block_medians.push_back(p.rmse_median);
+                passing += p.pass ? 1 : 0;
+            }
+            narrower_blocks[key] = block_medians;
+            w.blocks = static_cast<std::int64_t>(group.size() / kBlock);
+            w.blocks_pass = passing;
+        }
+        rows.push_back(std::move(w));
+    }
+    return rows;
+}
+
+Cell min_of(const std::vector<double>& v) { return v.empty() ? Cell{} : Cell{*std::min_element(v.begin(), v.end())}; }
+Cell max_of(const std::vector<double>& v) { return v.empty() ? Cell{} : Cell{*std::max_element(v.begin(), v.end())}; }
+
+report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>& rows) {
     report::Table t("width");
     runner::add_swept_columns(plan, t);
     const bool width_swept = t.find_column("model.width").has_value();
@@ -287,7 +379,9 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
     for (auto [name, type, digits] : Columns{
              {"seeds", ColumnType::integer, 0},
              {"rmse_median", ColumnType::real, 4},    {"rmse_min", ColumnType::real, 4},
-             {"rmse_max", ColumnType::real, 4},       {"rmse_doc", ColumnType::real, 4},
+             {"rmse_max", ColumnType::real, 4},       {"rmse_median_ci95_lo", ColumnType::real, 4},
+             {"rmse_median_ci95_hi", ColumnType::real, 4}, {"widest_gap_ratio", ColumnType::real, 3},
+             {"share_below_gap", ColumnType::real, 2}, {"rmse_doc", ColumnType::real, 4},
              {"pwl_bound_rmse", ColumnType::real, 4}, {"kinks_median", ColumnType::real, 3},
              {"kinks_min", ColumnType::integer, 0},   {"kinks_max", ColumnType::integer, 0},
              {"kinks_doc", ColumnType::integer, 0},   {"kinks_grid_median", ColumnType::real, 3},
@@ -301,90 +395,135 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
                  {"ten_seed_blocks", ColumnType::integer, 0}, {"ten_seed_blocks_pass", ColumnType::integer, 0}})
             t.add_column(name, type, digits);
 
-    // The document's values belong to its protocol (the config's "protocol"
-    // block): under any other target, interval, training... they are left
-    // out and nothing is judged. Under the protocol but on other seeds than
-    // it fixes (S2: 0-99), they are shown, but the verdict needs those seeds.
-    const bool document_protocol = plan.follows_protocol({"seeds"});
-    const bool judged = plan.follows_protocol();
-    double previous_median = std::numeric_limits<double>::quiet_NaN();
-    std::vector<double> previous_block_medians;
-    for (const auto& group : runner::seed_groups(plan)) {
-        const runner::Run& first = plan.runs[group.front()];
-        const std::int64_t m = first.integer("model.width");
-        const SeedResults all = collect(per_run, group);
-        const std::vector<double>&rmse = all.rmse, &kinks = all.kinks, &grid = all.grid;
-        const auto diverged = static_cast<std::int64_t>(all.diverged);
+    for (const WidthRow& w : rows) {
+        const runner::Run& first = plan.runs[w.first];
+        const std::vector<double>&rmse = w.all.rmse, &kinks = w.all.kinks, &grid = w.all.grid;
         const FitData data = make_fit_data(first);
         // The exact bound tabulates n^2 / 2 segment errors: past kPwlBoundSamples
         // points (64 MiB, about a second) the column is left empty. It bounds
         // ReLU nets only (m + 1 pieces); other activations read n/a.
         const bool relu = first.string("activation") == "relu";
         const Cell bound = relu && data.x.size() <= kPwlBoundSamples
-                               ? Cell{analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(m) + 1)}
+                               ? Cell{analysis::piecewise_linear_lower_bound(data.x, data.y, static_cast<int>(w.m) + 1)}
                                : Cell{};
-        const Printed doc = document_protocol ? printed_for(first, m) : Printed{};
-        auto cells = runner::swept_cells(plan, group.front());
-        if (!width_swept) cells.push_back(m);
+        // The document's values belong to its protocol (the config's
+        // "protocol" block): a row under any other target, interval,
+        // training... shows none and is not judged. Under the protocol but on
+        // other seeds than it fixes (S2: 0-99), they are shown, but the
+        // verdict needs those seeds.
+        const Printed doc = w.doc_protocol ? w.printed : Printed{};
+        auto cells = runner::swept_cells(plan, w.first);
+        if (!width_swept) cells.push_back(w.m);
         // Kink statistics for piecewise-linear nets; n/a (null) for smooth ones.
-        Cell kinks_median{}, kinks_min{}, kinks_max{}, grid_median{}, max_pieces{};
+        Cell kinks_median{}, grid_median{}, max_pieces{};
         if (!kinks.empty()) {
-            const auto kmin = static_cast<std::int64_t>(*std::min_element(kinks.begin(), kinks.end()));
-            const auto kmax = static_cast<std::int64_t>(*std::max_element(kinks.begin(), kinks.end()));
             kinks_median = median(kinks);
-            kinks_min = kmin;
-            kinks_max = kmax;
             grid_median = median(grid);
-            max_pieces = kmax + 1;
+            max_pieces = static_cast<std::int64_t>(*std::max_element(kinks.begin(), kinks.end())) + 1;
         }
-        Cell med{}, lo{}, hi{};
+        Cell med{}, ci_lo{}, ci_hi{};
         if (!rmse.empty()) {
             med = median(rmse);
-            lo = *std::min_element(rmse.begin(), rmse.end());
-            hi = *std::max_element(rmse.begin(), rmse.end());
+            Rng rng = Rng::stream(plan.runs[w.first].seed, fnv1a64(settings_key(plan, w.first) + std::to_string(w.m)), "bootstrap");
+            const Interval ci = bootstrap_median_interval(rmse, rng);
+            ci_lo = ci.lo;
+            ci_hi = ci.hi;
         }
-        const Promise whole = judge(m, all, doc.rmse, previous_median);
-        if (!rmse.empty()) previous_median = whole.rmse_median;
+        const Split split = widest_central_gap(rmse);
+        const auto as_int = [](const Cell& c) { return report::is_null(c) ? c : Cell{static_cast<std::int64_t>(*report::as_number(c))}; };
         std::string verdict;
-        if (report::is_null(printed_for(first, m).rmse)) verdict = "";
-        else if (!document_protocol) verdict = "n/a";
-        else if (!judged) verdict = fmt::format("n/a ({} seeds)", group.size());
-        else verdict = whole.pass ? "pass" : "miss";
-
-        Cell blocks{}, blocks_pass{};
-        if (group.size() >= 2 * kBlock && group.size() % kBlock == 0 && !report::is_null(doc.rmse)) {
-            std::vector<double> block_medians;
-            std::int64_t passing = 0;
-            for (std::size_t b = 0; b < group.size() / kBlock; ++b) {
-                const SeedResults block = collect(per_run, std::span(group).subspan(b * kBlock, kBlock));
-                const double before = b < previous_block_medians.size() ? previous_block_medians[b]
-                                                                        : std::numeric_limits<double>::quiet_NaN();
-                const Promise p = judge(m, block, doc.rmse, before);
-                block_medians.push_back(p.rmse_median);
-                passing += p.pass ? 1 : 0;
-            }
-            previous_block_medians = block_medians;
-            blocks = static_cast<std::int64_t>(group.size() / kBlock);
-            blocks_pass = passing;
-        }
-        Cell doc_kinks{};
-        if (const auto k = report::as_number(doc.kinks)) doc_kinks = static_cast<std::int64_t>(*k);
+        if (report::is_null(w.printed.rmse)) verdict = "";
+        else if (!w.doc_protocol) verdict = "n/a";
+        else if (!w.judged) verdict = fmt::format("n/a ({} seeds)", w.seeds);
+        else verdict = w.whole.pass ? "pass" : "miss";
+        const Cell seeds = static_cast<std::int64_t>(w.seeds), diverged = static_cast<std::int64_t>(w.all.diverged);
+        const Cell kmin = as_int(min_of(kinks)), kmax = as_int(max_of(kinks));
         if (has_document)
-            cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, doc.rmse, bound, kinks_median,
-                                       kinks_min, kinks_max, doc_kinks, grid_median, max_pieces, diverged});
+            cells.insert(cells.end(), {seeds, med, min_of(rmse), max_of(rmse), ci_lo, ci_hi, split.ratio, split.share_below,
+                                       doc.rmse, bound, kinks_median, kmin, kmax, as_int(doc.kinks), grid_median, max_pieces,
+                                       diverged});
         else
-            cells.insert(cells.end(), {static_cast<std::int64_t>(group.size()), med, lo, hi, bound, kinks_median,
-                                       kinks_min, kinks_max, grid_median, max_pieces, diverged});
-        if (has_document)
-            cells.insert(cells.end(), {whole.kinks_le_m, whole.median_kinks_ge_m3, whole.a_seed_within_25,
-                                       whole.median_within_2_5, whole.rmse_falls, verdict, blocks, blocks_pass});
+            cells.insert(cells.end(), {seeds, med, min_of(rmse), max_of(rmse), ci_lo, ci_hi, split.ratio, split.share_below,
+                                       bound, kinks_median, kmin, kmax, grid_median, max_pieces, diverged});
+        // The promise's parts are judgements against the document: shown
+        // only where its protocol holds.
+        if (has_document) {
+            const Promise p = w.doc_protocol ? w.whole : Promise{};
+            cells.insert(cells.end(), {p.kinks_le_m, p.median_kinks_ge_m3, p.a_seed_within_25, p.median_within_2_5,
+                                       p.rmse_falls, verdict, w.doc_protocol ? w.blocks : Cell{},
+                                       w.doc_protocol ? w.blocks_pass : Cell{}});
+        }
         t.add_row(std::move(cells));
     }
     runner::set_summary_after_swept(plan, t,
                                     {{"model.width", "m"}, {"seeds", ""}, {"verdict", ""}, {"rmse_median", "RMSE median [min, max]"},
+                                     {"rmse_median_ci95_lo", "median CI95 lo"}, {"rmse_median_ci95_hi", "hi"},
                                      {"rmse_doc", "doc RMSE"}, {"pwl_bound_rmse", "PL bound"},
                                      {"kinks_median", "kinks [min, max]"}, {"kinks_doc", "doc kinks"}});
-    if (plan.runs.front().integer("log_every") == 0) return {t, runs};
+    return t;
+}
+
+// The S2 promise's parts as numbers, for every row the document prints a
+// value for, under its protocol or not: how the promise fares when the
+// protocol changes (configs/width_neighbours.json). No verdict: the rows
+// off the protocol are other experiments, measured against the printed
+// numbers only to show how much the choice of protocol decides.
+report::Table promise_table(const runner::Plan& plan, const std::vector<WidthRow>& rows) {
+    report::Table t("promise");
+    runner::add_swept_columns(plan, t);
+    const bool width_swept = t.find_column("model.width").has_value();
+    if (!width_swept) t.add_column("model.width", ColumnType::integer);
+    t.add_column("protocol", ColumnType::text)
+        .add_column("seeds", ColumnType::integer)
+        .add_column("kinks_max_minus_m", ColumnType::integer)
+        .add_column("kinks_median_minus_m", ColumnType::real, 3)
+        .add_column("best_seed_gap", ColumnType::real, 3)
+        .add_column("median_over_doc", ColumnType::real, 3)
+        .add_column("median_over_narrower", ColumnType::real, 3)
+        .add_column("parts_missed", ColumnType::text);
+    for (const WidthRow& w : rows) {
+        const auto d = report::as_number(w.printed.rmse);
+        if (!d) continue;
+        auto cells = runner::swept_cells(plan, w.first);
+        if (!width_swept) cells.push_back(w.m);
+        const std::vector<double>&rmse = w.all.rmse, &kinks = w.all.kinks;
+        const std::string off = deviations(plan, plan.runs[w.first]);
+        Cell kmax{}, kmed{}, gap{}, ratio{}, falls{};
+        if (!kinks.empty()) {
+            kmax = static_cast<std::int64_t>(*std::max_element(kinks.begin(), kinks.end())) - w.m;
+            kmed = median(kinks) - static_cast<double>(w.m);
+        }
+        if (!rmse.empty()) {
+            double best = std::numeric_limits<double>::infinity();
+            for (double r : rmse) best = std::min(best, std::fabs(r - *d) / *d);
+            gap = best;
+            ratio = w.whole.rmse_median / *d;
+            if (std::isfinite(w.narrower_median)) falls = w.whole.rmse_median / w.narrower_median;
+        }
+        std::string missed;
+        const std::vector<std::pair<const char*, const Cell*>> parts = {
+            {"kinks_le_m", &w.whole.kinks_le_m},       {"median_kinks_ge_m_minus_3", &w.whole.median_kinks_ge_m3},
+            {"a_seed_within_25pct", &w.whole.a_seed_within_25}, {"median_within_2_5x", &w.whole.median_within_2_5},
+            {"rmse_falls", &w.whole.rmse_falls}};
+        for (const auto& [name, cell] : parts)
+            if (const bool* b = std::get_if<bool>(cell); b && !*b) missed += (missed.empty() ? "" : ", ") + std::string(name);
+        if (w.all.diverged) missed += (missed.empty() ? "" : ", ") + fmt::format("{} diverged", w.all.diverged);
+        cells.insert(cells.end(), {off.empty() ? std::string("doc 001's") : "differs: " + off,
+                                   static_cast<std::int64_t>(w.seeds), kmax, kmed, gap, ratio, falls,
+                                   missed.empty() ? std::string("none") : missed});
+        t.add_row(std::move(cells));
+    }
+    runner::set_summary_after_swept(plan, t, {{"model.width", "m"}, {"protocol", ""}, {"parts_missed", ""}});
+    return t;
+}
+
+std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
+    report::Table runs = runner::per_run_rows(plan, per_run);
+    const std::vector<WidthRow> rows = width_rows(plan, per_run);
+    std::vector<report::Table> out = {width_table(plan, rows)};
+    if (!plan.runs.front().raw("document").empty()) out.push_back(promise_table(plan, rows));
+    out.push_back(std::move(runs));
+    if (plan.runs.front().integer("log_every") == 0) return out;
     // The training curves, one row per (run, logged step), for files and plots.
     report::Table curves("curves");
     curves.set_long_form();
@@ -402,7 +541,8 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
             curves.add_row(std::move(cells));
         }
     }
-    return {t, runs, curves};
+    out.push_back(std::move(curves));
+    return out;
 }
 
 }  // namespace

@@ -137,6 +137,52 @@ TEST_CASE("width_sweep: ten-seed blocks are judged as the whole protocol is") {
     CHECK(report::is_null(table(three, "width").at(0, "ten_seed_blocks")));
 }
 
+// The promise table gives each part of S2's promise as a number for every
+// row the document prints a value for, on the protocol or off it; only the
+// rows on it are judged in the width table (a multirun keeps their verdict).
+TEST_CASE("width_sweep: the promise's parts as numbers, and verdicts row by row") {
+    const std::string doc = R"(document={"rmse": {"2": 0.62, "8": 0.405}, "kinks": {"2": 2, "8": 7}})";
+    const auto result = run_config("smoke/width_small.json", {doc, "steps=300,200"});
+    const auto& runs = table(result, "runs");
+    const auto& width = table(result, "width");
+    const auto& promise = table(result, "promise");
+    REQUIRE(promise.row_count() == 4);
+    REQUIRE(width.row_count() == 4);
+    const double printed[] = {0.62, 0.405};
+    for (std::size_t r = 0; r < 4; ++r) {
+        const double m = num(promise, r, "model.width"), steps = num(promise, r, "steps");
+        std::vector<double> rmse, kinks;
+        for (std::size_t i = 0; i < runs.row_count(); ++i)
+            if (num(runs, i, "model.width") == m && num(runs, i, "steps") == steps) {
+                rmse.push_back(num(runs, i, "rmse"));
+                kinks.push_back(num(runs, i, "kinks"));
+            }
+        REQUIRE(rmse.size() == 3);
+        const double d = printed[m == 8 ? 1 : 0];
+        double gap = INFINITY;
+        for (double x : rmse) gap = std::min(gap, std::fabs(x - d) / d);
+        std::sort(rmse.begin(), rmse.end());
+        std::sort(kinks.begin(), kinks.end());
+        // Each is one division or subtraction of the runs' values: 1e-12.
+        CHECK(num(promise, r, "best_seed_gap") == doctest::Approx(gap).epsilon(1e-12));
+        CHECK(num(promise, r, "median_over_doc") == doctest::Approx(rmse[1] / d).epsilon(1e-12));
+        CHECK(num(promise, r, "kinks_max_minus_m") == kinks[2] - m);
+        CHECK(num(promise, r, "kinks_median_minus_m") == kinks[1] - m);
+        const bool on_protocol = steps == 300;
+        CHECK(promise.at(r, "protocol") == Cell{std::string(on_protocol ? "doc 001's" : "differs: steps")});
+        // The width table: document values and parts only on the protocol.
+        CHECK(num(width, r, "steps") == steps);
+        CHECK(report::is_null(width.at(r, "rmse_doc")) == !on_protocol);
+        CHECK(report::is_null(width.at(r, "a_seed_within_25pct")) == !on_protocol);
+        CHECK(width.at(r, "verdict") != Cell{std::string(on_protocol ? "n/a" : "pass")});
+    }
+    // rmse_falls links a width to the same settings one width narrower.
+    // Rows: (m, steps) = (2, 300), (2, 200), (8, 300), (8, 200).
+    CHECK(report::is_null(promise.at(0, "median_over_narrower")));
+    CHECK(num(promise, 2, "median_over_narrower") == doctest::Approx(num(width, 2, "rmse_median") / num(width, 0, "rmse_median")).epsilon(1e-12));
+    CHECK(num(promise, 3, "median_over_narrower") == doctest::Approx(num(width, 3, "rmse_median") / num(width, 1, "rmse_median")).epsilon(1e-12));
+}
+
 TEST_CASE("width_sweep with smooth units: no kinks to count, no bound, no verdict without a document") {
     // width_small gives no document values.
     const auto result = run_config("smoke/width_small.json", {"sweep.activation=[\"tanh\",\"relu\"]", "seeds=[0]"});
