@@ -61,6 +61,8 @@ same_files_everywhere() {
 }
 
 # The configs every family's check runs: all but the long trainers.
+# width_neighbours.json is nine width sweeps (about 24 s each on the scalar
+# ref kernel) through the narrow kernel width.json already runs everywhere.
 # activations.json's 1600 nets take about 18 s with AVX2; glu_variants.json's
 # 180 models take about 48 s with AVX2 and would take about 18 minutes on
 # the scalar ref gemm. Their arithmetic is covered across families all the
@@ -74,7 +76,7 @@ same_files_everywhere() {
 configs_for_every_family() {
     for config in configs/*.json; do
         case "$config" in
-            configs/activations.json|configs/glu_variants.json|configs/tms_*.json) ;;
+            configs/activations.json|configs/width_neighbours.json|configs/glu_variants.json|configs/tms_*.json) ;;
             *) echo "$config" ;;
         esac
     done
