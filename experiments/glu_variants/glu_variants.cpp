@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/affine_fit.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
@@ -31,7 +32,14 @@ namespace {
 using report::Cell;
 using report::ColumnType;
 
-const std::vector<std::string> kTasks = {"teacher", "products"};
+const std::vector<std::string> kTasks = {"teacher", "products", "gelu_residual"};
+
+// The baseline row of every task: the least-squares affine map from the
+// training inputs to their targets (analysis::AffineFit), no training.
+const std::string kAffine = "affine";
+
+// Inputs on which gelu_residual's teacher has its affine part measured.
+constexpr std::size_t kResidualFitRows = 16384;
 
 // What a model's hidden unit costs in weights (no biases anywhere): the
 // plain MLP's up and down rows, the gated MLP's gate, up and down rows, the
@@ -75,26 +83,6 @@ struct Task {
     double test_variance = 0;  // mean over outputs of the test targets' variance
 };
 
-// The targets of `task` for the rows of X. The teacher is a d-w-d tanh MLP
-// with biases in PyTorch's default init from the task's own stream: tanh so
-// that no student shares its activation. The products target is
-// y_i = x_i x_{i+1 mod d}, one product of two inputs per output.
-template <class T>
-nn::Matrix<T> targets(const runner::Run& run, const nn::Matrix<T>& X) {
-    const std::size_t rows = X.shape()[0], d = X.shape()[1];
-    if (run.string("task") == "products") {
-        nn::Matrix<T> Y = nn::Matrix<T>::from_shape({rows, d});
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t i = 0; i < d; ++i) Y(r, i) = X(r, i) * X(r, (i + 1) % d);
-        return Y;
-    }
-    const auto w = static_cast<std::size_t>(run.integer("teacher_width"));
-    nn::MLP<T> teacher({d, w, d}, nn::Activation::tanh);
-    Rng rng = Rng::stream(static_cast<std::uint64_t>(run.integer("task_seed")), fnv1a64("glu_variants teacher"), "init");
-    nn::initialize(teacher, {nn::InitScheme::torch_default}, rng);
-    return teacher.forward_with_hook(X);
-}
-
 template <class T>
 nn::Matrix<T> inputs(const runner::Run& run, std::size_t rows, const char* split) {
     const auto d = static_cast<std::size_t>(run.integer("d"));
@@ -102,6 +90,50 @@ nn::Matrix<T> inputs(const runner::Run& run, std::size_t rows, const char* split
     nn::Matrix<T> X = nn::Matrix<T>::from_shape({rows, d});
     for (auto& x : X) x = static_cast<T>(rng.normal());
     return X;
+}
+
+// The targets of `task` for the rows of X. `teacher` is a d-w-d tanh MLP
+// with biases in PyTorch's default init from the task's own stream: tanh so
+// that no student shares its activation (it is about 98% affine). The
+// products target is y_i = x_i x_{i+1 mod d}, one product of two inputs per
+// output. `gelu_residual` is what a random d-w-d GELU MLP (first layer
+// N(0, 1/d) weights and N(0, 1) biases, so its units bend inside the data;
+// second layer PyTorch's default, no bias) computes beyond an affine map:
+// the MLP minus its least-squares affine fit on 16384 inputs of its own.
+template <class T>
+nn::Matrix<T> targets(const runner::Run& run, const nn::Matrix<T>& X) {
+    const std::size_t rows = X.shape()[0], d = X.shape()[1];
+    const std::string task = run.string("task");
+    if (task == "products") {
+        nn::Matrix<T> Y = nn::Matrix<T>::from_shape({rows, d});
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t i = 0; i < d; ++i) Y(r, i) = X(r, i) * X(r, (i + 1) % d);
+        return Y;
+    }
+    const auto w = static_cast<std::size_t>(run.integer("teacher_width"));
+    const auto seed = static_cast<std::uint64_t>(run.integer("task_seed"));
+    if (task == "teacher") {
+        nn::MLP<T> teacher({d, w, d}, nn::Activation::tanh);
+        Rng rng = Rng::stream(seed, fnv1a64("glu_variants teacher"), "init");
+        nn::initialize(teacher, {nn::InitScheme::torch_default}, rng);
+        return teacher.forward_with_hook(X);
+    }
+    nn::MLP<T> teacher({d, w, d}, nn::Activation::gelu);
+    Rng rng = Rng::stream(seed, fnv1a64("glu_variants gelu_residual"), "init");
+    nn::initialize(teacher, {nn::InitScheme::torch_default}, rng);
+    for (auto& v : teacher.layers[0].weight) v = static_cast<T>(rng.normal() / std::sqrt(static_cast<double>(d)));
+    for (auto& v : teacher.layers[0].bias) v = static_cast<T>(rng.normal());
+    for (auto& v : teacher.layers[1].bias) v = T(0);
+    const nn::Matrix<T> fit_inputs = inputs<T>(run, kResidualFitRows, "gelu_residual fit");
+    const auto affine = analysis::fit_rows(fit_inputs, teacher.forward_with_hook(fit_inputs)).solve();
+    nn::Matrix<T> Y = teacher.forward_with_hook(X);
+    std::vector<double> x(d), a(d);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t i = 0; i < d; ++i) x[i] = static_cast<double>(X(r, i));
+        affine.apply(x, a);
+        for (std::size_t i = 0; i < d; ++i) Y(r, i) = static_cast<T>(static_cast<double>(Y(r, i)) - a[i]);
+    }
+    return Y;
 }
 
 template <class T>
@@ -123,10 +155,39 @@ Task<T> make_task(const runner::Run& run) {
     return t;
 }
 
+report::Table run_row(Cell hidden, std::int64_t params, Cell train_mse, Cell test_mse, Cell test_nmse, const std::string& status) {
+    report::Table r("run");
+    r.add_column("hidden", ColumnType::integer)
+        .add_column("params", ColumnType::integer)
+        .add_column("train_mse", ColumnType::real, 4)
+        .add_column("test_mse", ColumnType::real, 4)
+        .add_column("test_nmse", ColumnType::real, 4)
+        .add_column("status", ColumnType::text);
+    r.add_row({hidden, params, train_mse, test_mse, test_nmse, status});
+    return r;
+}
+
+// The affine baseline: fitted in float64 on the training set, no seed in it.
+template <class T>
+std::vector<report::Table> fit_affine_baseline(const runner::Run& run, const Task<T>& task) {
+    const auto d = static_cast<std::size_t>(run.integer("d"));
+    const auto map = analysis::fit_rows(task.x_train, task.y_train).solve();
+    const auto mse = [&](const nn::Matrix<T>& X, const nn::Matrix<T>& Y) {
+        return analysis::residual_sum_of_squares(map, X, Y) / static_cast<double>(Y.size());
+    };
+    const double test_mse = mse(task.x_test, task.y_test);
+    report::Table curve("curve");
+    curve.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 4);
+    return {run_row(Cell{}, static_cast<std::int64_t>(d * d + d), mse(task.x_train, task.y_train), test_mse,
+                    test_mse / task.test_variance, "fitted"),
+            curve};
+}
+
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
     const Task<T> task = make_task<T>(run);
     const std::string model_name = run.string("model");
+    if (model_name == kAffine) return fit_affine_baseline(run, task);
     const auto d = static_cast<std::size_t>(run.integer("d"));
     const std::size_t hidden = hidden_width(model_name, d, static_cast<std::size_t>(run.integer("budget")));
     const auto model = build<T>(shape_of(model_name, nn::parse_activation(run.string("form_activation"))), d, hidden);
@@ -143,16 +204,9 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const double test_mse = train::evaluate_loss(*model, task.x_test, task.y_test, train::LossKind::mse);
     const bool ok = record.status != "diverged" && std::isfinite(test_mse);
 
-    report::Table r("run");
-    r.add_column("hidden", ColumnType::integer)
-        .add_column("params", ColumnType::integer)
-        .add_column("train_mse", ColumnType::real, 4)
-        .add_column("test_mse", ColumnType::real, 4)
-        .add_column("test_nmse", ColumnType::real, 4)
-        .add_column("status", ColumnType::text);
-    r.add_row({static_cast<std::int64_t>(hidden), static_cast<std::int64_t>(nn::parameter_count(model->parameters())),
-               ok ? Cell{record.final_loss} : Cell{}, ok ? Cell{test_mse} : Cell{},
-               ok ? Cell{test_mse / task.test_variance} : Cell{}, record.status});
+    report::Table r = run_row(static_cast<std::int64_t>(hidden), static_cast<std::int64_t>(nn::parameter_count(model->parameters())),
+                              ok ? Cell{record.final_loss} : Cell{}, ok ? Cell{test_mse} : Cell{},
+                              ok ? Cell{test_mse / task.test_variance} : Cell{}, record.status);
     report::Table curve("curve");
     curve.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 4);
     for (const auto& [step, loss] : record.curve) curve.add_row({static_cast<std::int64_t>(step), std::isfinite(loss) ? Cell{loss} : Cell{}});
@@ -184,6 +238,15 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
     for (const char* c : {"test_nmse_median", "test_nmse_min", "test_nmse_max", "test_mse_median", "train_mse_median"})
         t.add_column(c, ColumnType::real, 4);
     t.add_column("diverged", ColumnType::integer);
+    // Against the task's affine baseline, and the models whose range over
+    // seeds overlaps this one's: an order inside the seed spread is a tie.
+    t.add_column("vs_affine", ColumnType::real, 3).add_column("ties", ColumnType::text);
+    struct Ranked {
+        std::size_t row;
+        std::string model;
+        Cell median, min, max;
+    };
+    std::map<std::string, std::vector<Ranked>> by_task;
 
     report::Table curves("curves");
     curves.set_long_form();
@@ -211,13 +274,33 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
         const Spread n = spread(nmse);
         auto cells = runner::swept_cells(plan, group.front());
         cells.insert(cells.end(), {first.at(0, "hidden"), first.at(0, "params"), static_cast<std::int64_t>(group.size()),
-                                   n.median, n.min, n.max, spread(mse).median, spread(train).median, diverged});
+                                   n.median, n.min, n.max, spread(mse).median, spread(train).median, diverged, Cell{}, Cell{}});
+        std::string others;  // the swept values but the model: one task's rows
+        for (const auto& [key, value] : plan.runs[group.front()].swept)
+            if (key != "seed" && key != "model") others += key + "=" + value.dump() + "\n";
+        by_task[others].push_back({t.row_count(), plan.runs[group.front()].string("model"), n.median, n.min, n.max});
         t.add_row(std::move(cells));
         for (const auto& [step, losses] : at_step) {
             const Spread s = spread(losses);
             auto row = runner::swept_cells(plan, group.front());
             row.insert(row.end(), {step, s.median, s.min, s.max});
             curves.add_row(std::move(row));
+        }
+    }
+    const std::size_t vs_affine = *t.find_column("vs_affine"), ties = *t.find_column("ties");
+    for (const auto& [task, rows] : by_task) {
+        const auto affine = std::find_if(rows.begin(), rows.end(), [](const Ranked& r) { return r.model == kAffine; });
+        for (const Ranked& r : rows) {
+            if (affine != rows.end() && r.model != kAffine)
+                if (const auto a = report::as_number(affine->median), m = report::as_number(r.median); a && m && *a > 0)
+                    t.set(r.row, vs_affine, *m / *a);
+            std::string tied;
+            for (const Ranked& o : rows) {
+                const auto lo = report::as_number(r.min), hi = report::as_number(r.max);
+                const auto olo = report::as_number(o.min), ohi = report::as_number(o.max);
+                if (&o != &r && lo && hi && olo && ohi && *lo <= *ohi && *olo <= *hi) tied += (tied.empty() ? "" : ", ") + o.model;
+            }
+            t.set(r.row, ties, tied);
         }
     }
     return {t, curves, runs};
@@ -255,8 +338,8 @@ void plot_curves(const runner::Plan&, const std::vector<report::Table>& tables, 
 }  // namespace
 
 const std::vector<std::string>& model_names() {
-    static const std::vector<std::string> names = {"mlp_relu", "mlp_gelu", "glu",        "reglu",     "geglu",
-                                                   "swiglu",   "bilinear", "form_rank1", "form_rank2"};
+    static const std::vector<std::string> names = {kAffine,  "mlp_relu", "mlp_gelu", "glu",        "reglu",    "geglu",
+                                                   "swiglu", "bilinear", "form_rank1", "form_rank2"};
     return names;
 }
 
@@ -269,9 +352,9 @@ runner::ExperimentKind make() {
     using runner::KeyType;
     runner::Schema schema;
     schema.add({.path = "task", .type = KeyType::string, .default_value = "teacher", .choices = kTasks,
-                .help = "teacher: a random d-w-d tanh MLP; products: y_i = x_i x_(i+1 mod d)"});
+                .help = "teacher: a random d-w-d tanh MLP; products: y_i = x_i x_(i+1 mod d); gelu_residual: a random GELU MLP less its best affine fit"});
     schema.add({.path = "model", .type = KeyType::string, .default_value = "swiglu", .choices = model_names(),
-                .help = "the block trained (sweep it)"});
+                .help = "the block trained (sweep it); affine: the least-squares affine map, fitted, not trained"});
     schema.add({.path = "d", .type = KeyType::integer, .default_value = 32, .min = 2.0, .max = 1024.0,
                 .help = "input and output width"});
     schema.add({.path = "budget", .type = KeyType::integer, .default_value = 8192, .min = 1.0, .max = 1e7,
@@ -300,7 +383,7 @@ runner::ExperimentKind make() {
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& r : plan.runs)
-                        if (hidden_width(r.string("model"), static_cast<std::size_t>(r.integer("d")),
+                        if (r.string("model") != kAffine && hidden_width(r.string("model"), static_cast<std::size_t>(r.integer("d")),
                                          static_cast<std::size_t>(r.integer("budget"))) == 0)
                             throw Error(fmt::format("key 'budget': {} weights buy no hidden unit of '{}' at d = {}",
                                                     r.integer("budget"), r.string("model"), r.integer("d")));
