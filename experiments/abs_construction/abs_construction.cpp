@@ -40,25 +40,31 @@ report::Table affine_fit() {
         .add_column("relu_pair_max_error", ColumnType::real, 3);
     std::vector<double> grid(400);
     for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = -2.0 + 4.0 * static_cast<double>(i) / 399.0;
+    // The fit's arithmetic in the run's dtype, so that a float32 row shows
+    // float32 numbers.
     for (const auto& [name, ts] : {std::pair<std::string, std::vector<double>>{"t = -1, 0, 1", {-1.0, 0.0, 1.0}},
                                    std::pair<std::string, std::vector<double>>{"400 points on [-2, 2]", grid}}) {
-        double n = 0, st = 0, stt = 0, sy = 0, sty = 0;
-        for (double x : ts) n += 1, st += x, stt += x * x, sy += std::fabs(x), sty += x * std::fabs(x);
-        const double det = n * stt - st * st;
-        const double slope = (n * sty - st * sy) / det, intercept = (stt * sy - st * sty) / det;
-        double worst = 0, ss = 0;
+        T n = 0, st = 0, stt = 0, sy = 0, sty = 0;
+        for (double v : ts) {
+            const T x = static_cast<T>(v);
+            n += 1, st += x, stt += x * x, sy += std::abs(x), sty += x * std::abs(x);
+        }
+        const T det = n * stt - st * st;
+        const T slope = (n * sty - st * sy) / det, intercept = (stt * sy - st * sty) / det;
+        T worst = 0, ss = 0;
         nn::Matrix<T> X = nn::Matrix<T>::from_shape({ts.size(), std::size_t{1}});
         for (std::size_t i = 0; i < ts.size(); ++i) {
-            const double r = slope * ts[i] + intercept - std::fabs(ts[i]);
-            worst = std::max(worst, std::fabs(r));
-            ss += r * r;
             X(i, 0) = static_cast<T>(ts[i]);
+            const T r = slope * X(i, 0) + intercept - std::abs(X(i, 0));
+            worst = std::max(worst, std::abs(r));
+            ss += r * r;
         }
         const nn::Matrix<T> Y = pair.forward(X);
         double pair_error = 0;
         for (std::size_t i = 0; i < ts.size(); ++i)
             pair_error = std::max(pair_error, std::fabs(static_cast<double>(Y(i, 0)) - std::fabs(static_cast<double>(X(i, 0)))));
-        t.add_row({name, slope, intercept, worst, std::sqrt(ss / n), pair_error});
+        t.add_row({name, static_cast<double>(slope), static_cast<double>(intercept), static_cast<double>(worst),
+                   static_cast<double>(std::sqrt(ss / n)), pair_error});
     }
     return t;
 }

@@ -2,7 +2,7 @@
 // (seed 002's "Depth versus width"; claims X8). The hat g(x) = 2 relu(x) -
 // 4 relu(x - 1/2) is a 1-2-1 ReLU block; L of them in sequence (2L units)
 // make a sawtooth on [0, 1] with 2^L pieces, which a one-hidden-layer net
-// matches only with 2^L - 1 units or more. The same blocks give Yarotsky's
+// without a skip term matches only with 2^L units or more. The same blocks give Yarotsky's
 // x^2 ~ x - sum_s g^s(x) / 4^s with error 4^-(L+1). Every number comes from
 // nn::MLP blocks evaluated in float64; the breakpoints are dyadic, so the
 // arithmetic is exact. Beside them, random deep and shallow nets of equal
@@ -171,6 +171,22 @@ std::vector<report::Table> run_depth(const runner::Run& run) {
     double shallow_diff = 0;
     for (std::size_t i = 0; i <= n; ++i) shallow_diff = std::max(shallow_diff, std::fabs(wide[i] - deep[i]));
 
+    // The fewest units a one-hidden-layer net without a linear skip term
+    // needs on [0, 1]: one per interior breakpoint, each relu(x - k) or
+    // relu(k - x); the second kind, active left of its kink, gives the
+    // first piece its slope: relu(k - x) = relu(x - k) - (x - k). So that
+    // many units suffice exactly when the first slope is minus a sum of
+    // some of the slope changes, and one more unit (a kink left of the
+    // interval) is needed otherwise. The sums are dyadic, so the set of
+    // reachable ones is exact.
+    std::set<double> reachable = {0.0};
+    for (std::size_t j = 1; j < slopes.size(); ++j) {
+        std::set<double> next = reachable;
+        for (double v : reachable) next.insert(v - (slopes[j] - slopes[j - 1]));
+        reachable = std::move(next);
+    }
+    const std::int64_t needed = walked - 1 + (reachable.count(slopes.front()) ? 0 : 1);
+
     // x^2 from the same blocks: x - sum_s g^s(x) / 4^s.
     double x2_error = 0;
     for (std::size_t i = 0; i <= n; ++i) {
@@ -191,7 +207,7 @@ std::vector<report::Table> run_depth(const runner::Run& run) {
         .add_column("x2_max_error", ColumnType::real, 9)
         .add_column("x2_bound", ColumnType::real, 9)
         .add_column("x2_error_is_bound", ColumnType::boolean);
-    t.add_row({std::int64_t{2} * L, walked, pieces(grid, deep), walked == (std::int64_t{1} << L), walked - 1,
+    t.add_row({std::int64_t{2} * L, walked, pieces(grid, deep), walked == (std::int64_t{1} << L), needed,
                static_cast<std::int64_t>(units), shallow_diff, x2_error, x2_bound, x2_error == x2_bound});
     return {t, random_panel(run, L)};
 }
