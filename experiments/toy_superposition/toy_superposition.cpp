@@ -106,6 +106,14 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
         gradient<T>({n, m, batch, I}, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
         opt.step();
     }
+    // One held-out set per point of the grid, the same for every model
+    // there: the lowest loss then picks a model, not a luckier sample. It
+    // is drawn from a stream named by what the inputs depend on (n and S),
+    // never by a seed.
+    const auto eval = static_cast<std::size_t>(first.integer("eval_samples"));
+    Rng held = Rng::stream(0, fnv1a64(fmt::format("toy_superposition held-out n={} S={}", n, report::number_text(first.number("sparsity")))), "data");
+    std::vector<double> xe(n * eval);
+    draw_batch(held, p, n, eval, xe.data());
     std::vector<Trained> out(I);
     for (std::size_t r = 0; r < I; ++r) {
         Trained& t = out[r];
@@ -115,10 +123,6 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
         t.b.assign(b.begin() + static_cast<std::ptrdiff_t>(r * n), b.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
         t.importance = importance;
         // Held-out loss in double from the trained weights.
-        Rng held = Rng::stream(runs[r].seed, fnv1a64("toy_superposition held-out"), "data");
-        const auto eval = static_cast<std::size_t>(runs[r].integer("eval_samples"));
-        std::vector<double> xe(n * eval);
-        draw_batch(held, p, n, eval, xe.data());
         t.loss = loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
     }
     return out;
