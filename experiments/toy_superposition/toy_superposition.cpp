@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,6 +48,15 @@ using report::ColumnType;
 constexpr double kRepresented = 0.5;
 constexpr double kOrthogonalDegrees = 5;
 constexpr double kPolygonDegrees = 10;
+// The fractions of a dimension the paper's features stick to (1: a
+// dimension of its own; 3/4 a tetrahedron, 2/3 a triangle, 1/2 an antipodal
+// pair, 2/5 a pentagon, 3/8 a square antiprism), largest first. A D_i is
+// counted at its nearest fraction, or below them all when it is nearer to
+// 1/4 than to 3/8 would leave room for (under 3/8 less half the gap to
+// 2/5).
+const std::vector<std::pair<std::string, double>> kFractions = {
+    {"1", 1.0}, {"3_4", 0.75}, {"2_3", 2.0 / 3}, {"1_2", 0.5}, {"2_5", 0.4}, {"3_8", 0.375}};
+constexpr double kBelowFractions = 0.375 - 0.0125;
 
 struct Trained {
     std::size_t n = 0, m = 0;
@@ -327,6 +337,19 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
         .add_column("outcome_seeds", ColumnType::integer)
         .add_column("best_loss", ColumnType::real);
     if (two_in_one) points.add_column("optimum", ColumnType::text).add_column("optimum_loss", ColumnType::real);
+    // The paper's feature geometry, of each point's lowest-loss model: how
+    // many dimensions it gives a feature (D*, against 1 / (1 - S)), how many
+    // of its represented features have a dimensionality D_i nearest each of
+    // kFractions or below them all, and how far from the nearest fraction
+    // the median one lies.
+    report::Table geometry("geometry");
+    runner::add_swept_columns(plan, geometry);
+    geometry.add_column("inverse_density", ColumnType::real, 4)
+        .add_column("best_seed", ColumnType::integer)
+        .add_column("dims_per_feature", ColumnType::real, 4)
+        .add_column("represented", ColumnType::integer);
+    for (const auto& [name, value] : kFractions) geometry.add_column("nearest_" + name, ColumnType::integer);
+    geometry.add_column("below_3_8", ColumnType::integer).add_column("distance_median", ColumnType::real, 3);
     for (const auto& group : runner::seed_groups(plan)) {
         std::vector<double> represented, dims;
         std::vector<std::pair<double, std::string>> outcomes;  // (loss, outcome) per model, in seed order
@@ -371,8 +394,45 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
             cells.push_back(Cell{});
         }
         points.add_row(std::move(cells));
+
+        auto row = runner::swept_cells(plan, group.front());
+        row.push_back(1 / (1 - plan.runs[group.front()].number("sparsity")));
+        std::optional<std::size_t> best;
+        for (const std::size_t i : group) {
+            const report::Table& s = per_run[i][0];
+            if (std::get<std::string>(s.at(0, "status")) != "ok") continue;
+            if (!best || std::get<double>(s.at(0, "loss")) < std::get<double>(per_run[*best][0].at(0, "loss"))) best = i;
+        }
+        if (!best) {
+            row.resize(geometry.columns().size());
+            geometry.add_row(std::move(row));
+            continue;
+        }
+        const report::Table& s = per_run[*best][0];
+        std::vector<std::int64_t> nearest(kFractions.size(), 0);
+        std::int64_t below = 0;
+        std::vector<double> distance;
+        const report::Table& f = per_run[*best][1];
+        for (std::size_t k = 0; k < f.row_count(); ++k) {
+            if (!std::get<bool>(f.at(k, "represented"))) continue;
+            const double D = std::get<double>(f.at(k, "dimensionality"));
+            if (D < kBelowFractions) {
+                ++below;
+                continue;
+            }
+            std::size_t j = 0;
+            for (std::size_t c = 1; c < kFractions.size(); ++c)
+                if (std::fabs(D - kFractions[c].second) < std::fabs(D - kFractions[j].second)) j = c;
+            ++nearest[j];
+            distance.push_back(std::fabs(D - kFractions[j].second));
+        }
+        row.insert(row.end(), {static_cast<std::int64_t>(plan.runs[*best].seed), s.at(0, "dims_per_feature"), s.at(0, "represented")});
+        for (const std::int64_t c : nearest) row.push_back(c);
+        row.push_back(below);
+        row.push_back(distance.empty() ? Cell{} : Cell{median(distance)});
+        geometry.add_row(std::move(row));
     }
-    return {points, runs, features};
+    return {points, geometry, runs, features};
 }
 
 // --plot: for m = 2, the columns of W of one seed per sparsity, one panel
