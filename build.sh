@@ -64,7 +64,7 @@ same_files_everywhere() {
 # width_neighbours.json is nine width sweeps (about 24 s each on the scalar
 # ref kernel) through the narrow kernel width.json already runs everywhere.
 # activations.json's 1600 nets take about 18 s with AVX2; glu_variants.json's
-# 180 models take about 48 s with AVX2 and would take about 18 minutes on
+# 300 runs take about 40 s with AVX2 and would take about half an hour on
 # the scalar ref gemm. Their arithmetic is covered across families all the
 # same: width.json trains ReLU nets through the same narrow kernel,
 # tests/nn/test_activation.cpp compares the smooth activations bit for bit,

@@ -32,19 +32,19 @@ void AffineFit::add(std::span<const double> x, std::span<const double> y) {
 }
 
 AffineFit::Map AffineFit::solve() const {
-    // Cholesky of Cxx = L L^T, a direction whose pivot vanishes (relative
-    // to the largest diagonal entry) dropped.
+    // Cholesky of Cxx = L L^T, a direction dropped when its pivot (what of
+    // its variance the earlier inputs leave) vanishes beside its own
+    // variance: a constant input, or one the others determine. Relative to
+    // itself, so that an input's scale decides nothing.
     std::vector<double> L(in_ * in_, 0.0);
     std::vector<bool> dropped(in_, false);
-    double largest = 0;
-    for (std::size_t i = 0; i < in_; ++i) largest = std::max(largest, cxx_[i * in_ + i]);
     for (std::size_t i = 0; i < in_; ++i) {
         for (std::size_t k = 0; k <= i; ++k) {
             double s = cxx_[i * in_ + k];
             for (std::size_t p = 0; p < k; ++p) s -= L[i * in_ + p] * L[k * in_ + p];
             if (k < i) {
                 L[i * in_ + k] = dropped[k] ? 0.0 : s / L[k * in_ + k];
-            } else if (s > 1e-13 * largest && s > 0) {
+            } else if (s > 1e-12 * cxx_[i * in_ + i] && s > 0) {
                 L[i * in_ + i] = std::sqrt(s);
             } else {
                 dropped[i] = true;

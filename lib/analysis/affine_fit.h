@@ -6,8 +6,9 @@
 //
 // Sums are centred as they come (Welford's updates of the means and the
 // co-moments), so inputs with a large mean lose no digits; the normal
-// equations on the centred inputs are solved by Cholesky. An input
-// direction with no variance gets coefficient 0, its part going to c.
+// equations on the centred inputs are solved by Cholesky. An input with no
+// variance of its own beyond the others' (a constant one, a copy) gets
+// coefficient 0, its part going to c or to the others.
 #include <cstddef>
 #include <span>
 #include <vector>

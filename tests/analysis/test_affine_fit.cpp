@@ -69,3 +69,19 @@ TEST_CASE("AffineFit gives a constant input direction no coefficient") {
     CHECK(map.A[1] == 0);
     CHECK(map.c[0] == doctest::Approx(1).epsilon(1e-12));
 }
+
+TEST_CASE("AffineFit keeps an input of small scale beside one of large scale") {
+    // Independent inputs of scale 1e4 and 1e-4, y depending on both: a
+    // pivot judged against the largest variance would drop the small one.
+    Rng rng(3);
+    analysis::AffineFit fit(2, 1);
+    for (int k = 0; k < 200; ++k) {
+        const double x[2] = {1e4 * rng.normal(), 1e-4 * rng.normal()}, y[1] = {x[0] + 1e8 * x[1]};
+        fit.add(x, y);
+    }
+    const auto map = fit.solve();
+    // An exact fit; rounding of the 1e8 coefficient's products, 1e-8 relative.
+    CHECK(map.A[0] == doctest::Approx(1).epsilon(1e-8));
+    CHECK(map.A[1] == doctest::Approx(1e8).epsilon(1e-8));
+    CHECK(fit.residual_sum_of_squares() < 1e-12 * fit.total_sum_of_squares());
+}
