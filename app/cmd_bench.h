@@ -4,22 +4,15 @@
 #include <vector>
 
 #include "bench/gemm_bench.h"
+#include "bench/sweep_bench.h"
 #include "bench/train_bench.h"
 
 namespace ffn::app {
 
-// `bench sweep`: a whole config run repeatedly, wall time per training step.
-struct SweepBenchOptions {
-    std::string config = "configs/width.json";
-    std::vector<std::size_t> threads;  // empty: all cores
-    int repeats = 5;
-    std::string python = bench::kDefaultPython;  // empty: no PyTorch figures
-};
-
 struct BenchOptions {
     bench::GemmBenchOptions gemm;
     bench::TrainBenchOptions train;
-    SweepBenchOptions sweep;
+    bench::SweepBenchOptions sweep;
     bool json = false;
     bool no_torch = false;
     CLI::App* gemm_cmd = nullptr;

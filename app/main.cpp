@@ -20,6 +20,7 @@
 #include "cmd_check.h"
 #include "cmd_diff.h"
 #include "cmd_list.h"
+#include "cmd_merge.h"
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
@@ -93,7 +94,8 @@ int main(int argc, char** argv) {
                                           (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : ""));
     app.require_subcommand(1);
 
-    SweepOptions sweep, merge;
+    SweepOptions sweep;
+    MergeOptions merge;
     ListOptions list;
     DiffOptions diff;
     CheckOptions check;
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
             std::vector<std::string> names;
             for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
             if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-                const auto guess = ffn::runner::did_you_mean(argv[1], names);
+                const auto guess = ffn::did_you_mean(argv[1], names);
                 return fail("unknown command '" + std::string(argv[1]) + "'" +
                             (guess ? " (did you mean '" + *guess + "'?)" : std::string()) + "; see ffn-lab --help");
             }
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
     }
 
     // A misspelt cap would otherwise run on the best kernels without a word.
-    if (const char* cap = ffn::gemm::unknown_isa_cap()) {
+    if (const char* cap = ffn::unknown_isa_cap()) {
         std::cerr << "ffn-lab: FFNLAB_ISA=" << cap << ": expected ref, avx2 or avx512\n";
         return static_cast<int>(ffn::ExitCode::bad_input);
     }
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
     int code = 0;
     try {
         if (sweep_cmd->parsed()) code = run_sweep(sweep);
-        else if (merge_cmd->parsed()) code = run_sweep(merge);
+        else if (merge_cmd->parsed()) code = run_merge(merge);
         else if (slurm_cmd->parsed()) code = run_slurm(slurm);
         else if (list_cmd->parsed()) code = run_list(list);
         else if (diff_cmd->parsed()) code = run_diff(diff);

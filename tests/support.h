@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "gemm/gemm.h"
+#include "core/isa.h"
 
 
 namespace ffn::test {
@@ -41,13 +41,13 @@ inline std::string source_path(const std::string& relative) {
 // never leaves later tests on the wrong kernels.
 class IsaGuard {
 public:
-    IsaGuard() : before_(gemm::active_isa()) {}
-    ~IsaGuard() { gemm::set_isa(before_.c_str()); }
+    IsaGuard() : before_(active_isa()) {}
+    ~IsaGuard() { set_isa(before_); }
     IsaGuard(const IsaGuard&) = delete;
     IsaGuard& operator=(const IsaGuard&) = delete;
 
 private:
-    std::string before_;
+    Isa before_;
 };
 
 // body(isa) once per kernel family this CPU supports, reference first,
@@ -55,13 +55,11 @@ private:
 template <class Body>
 void for_each_isa(Body&& body) {
     const IsaGuard guard;
-    int count = 0;
-    const char* const* isas = gemm::supported_isas(&count);
-    for (int i = 0; i < count; ++i) {
-        const std::string isa = isas[i];
-        CAPTURE(isa);
-        REQUIRE(gemm::set_isa(isa.c_str()));
-        body(isa);
+    for (const Isa isa : supported_isas()) {
+        const std::string name = isa_name(isa);
+        CAPTURE(name);
+        REQUIRE(set_isa(isa));
+        body(name);
     }
 }
 

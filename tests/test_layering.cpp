@@ -30,7 +30,7 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"analysis", {"core", "io", "gemm", "nn"}},
     {"report", {"core", "io"}},
     {"runner", {"core", "io", "gemm", "report", "ffnlab"}},
-    {"bench", {"core", "io", "gemm", "nn", "train", "report"}},
+    {"bench", {"core", "io", "gemm", "nn", "train", "report", "runner"}},
     {"experiments", {"core", "io", "gemm", "nn", "train", "analysis", "report", "runner"}},
     {"app", {"core", "io", "gemm", "nn", "train", "analysis", "report", "runner", "bench", "experiments", "ffnlab"}},
 };

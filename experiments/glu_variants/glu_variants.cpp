@@ -94,7 +94,7 @@ nn::Matrix<T> inputs(const runner::Run& run, std::size_t rows, const char* split
 
 // The targets of `task` for the rows of X. `teacher` is a d-w-d tanh MLP
 // with biases in PyTorch's default init from the task's own stream: tanh so
-// that no student shares its activation (it is about 98% affine). The
+// that no student shares its activation (it is about 97% affine). The
 // products target is y_i = x_i x_{i+1 mod d}, one product of two inputs per
 // output. `gelu_residual` is what a random d-w-d GELU MLP (first layer
 // N(0, 1/d) weights and N(0, 1) biases, so its units bend inside the data;
@@ -275,10 +275,7 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
         auto cells = runner::swept_cells(plan, group.front());
         cells.insert(cells.end(), {first.at(0, "hidden"), first.at(0, "params"), static_cast<std::int64_t>(group.size()),
                                    n.median, n.min, n.max, spread(mse).median, spread(train).median, diverged, Cell{}, Cell{}});
-        std::string others;  // the swept values but the model: one task's rows
-        for (const auto& [key, value] : plan.runs[group.front()].swept)
-            if (key != "seed" && key != "model") others += key + "=" + value.dump() + "\n";
-        by_task[others].push_back({t.row_count(), plan.runs[group.front()].string("model"), n.median, n.min, n.max});
+        by_task[runner::settings_key(plan, group.front(), {"model"})].push_back({t.row_count(), plan.runs[group.front()].string("model"), n.median, n.min, n.max});
         t.add_row(std::move(cells));
         for (const auto& [step, losses] : at_step) {
             const Spread s = spread(losses);

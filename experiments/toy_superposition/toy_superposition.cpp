@@ -577,7 +577,10 @@ runner::ExperimentKind make() {
             .run_batch = run_toy_batch,
             .aggregate = aggregate_toy,
             .plot = plot_toy,
-            .plot_takes_choice = true,
+            .validate_plot_choice =
+                [](const runner::Plan&, const runner::PlotChoice& choice) {
+                    if (choice.width) throw Error("--plot-width: toy_superposition draws no per-width figure; --plot-seed picks the seed");
+                },
             // A step draws n x batch inputs and does about 5 n m multiply-adds per sample.
             .cost = [](const runner::Run& r) {
                 const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));

@@ -294,24 +294,6 @@ Split widest_central_gap(std::vector<double> rmse) {
     return {best, static_cast<double>(below) / static_cast<double>(n)};
 }
 
-// The key that links a group to the same settings one width narrower: its
-// swept values other than the width.
-std::string settings_key(const runner::Plan& plan, std::size_t run) {
-    std::string key;
-    for (const auto& [name, value] : plan.runs[run].swept)
-        if (name != "seed" && name != "model.width") key += name + "=" + value.dump() + "\n";
-    return key;
-}
-
-// The keys of the config's protocol on which a run differs ("seeds" aside).
-std::string deviations(const runner::Plan& plan, const runner::Run& run) {
-    std::string out;
-    for (const auto& item : plan.protocol.items())
-        if (item.key() != "seeds" && run.values.value(item.key(), runner::Json()) != item.value())
-            out += (out.empty() ? "" : ", ") + item.key();
-    return out;
-}
-
 // One width's seeds, judged or measured against the document.
 struct WidthRow {
     std::size_t first = 0, seeds = 0;
@@ -326,10 +308,10 @@ struct WidthRow {
 };
 
 std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
+    const auto groups = runner::seed_groups(plan);
     std::vector<WidthRow> rows;
-    std::map<std::string, double> narrower_median;
-    std::map<std::string, std::vector<double>> narrower_blocks;
-    for (const auto& group : runner::seed_groups(plan)) {
+    std::vector<std::string> keys;
+    for (const auto& group : groups) {
         WidthRow w;
         w.first = group.front();
         w.seeds = group.size();
@@ -339,26 +321,36 @@ std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std
         w.printed = printed_for(first, w.m);
         w.doc_protocol = plan.follows_protocol(first, {"seeds"});
         w.judged = plan.follows_protocol(first);
-        const std::string key = settings_key(plan, w.first);
-        if (const auto it = narrower_median.find(key); it != narrower_median.end()) w.narrower_median = it->second;
-        w.whole = judge(w.m, w.all, w.printed.rmse, w.narrower_median);
-        if (!w.all.rmse.empty()) narrower_median[key] = w.whole.rmse_median;
-        if (group.size() >= 2 * kBlock && group.size() % kBlock == 0 && !report::is_null(w.printed.rmse)) {
-            std::vector<double> block_medians;
-            const std::vector<double>& before = narrower_blocks[key];
-            std::int64_t passing = 0;
-            for (std::size_t b = 0; b < group.size() / kBlock; ++b) {
-                const SeedResults block = collect(per_run, std::span(group).subspan(b * kBlock, kBlock));
-                const Promise p = judge(w.m, block, w.printed.rmse,
-                                        b < before.size() ? before[b] : std::numeric_limits<double>::quiet_NaN());
-                block_medians.push_back(p.rmse_median);
-                passing += p.pass ? 1 : 0;
-            }
-            narrower_blocks[key] = block_medians;
-            w.blocks = static_cast<std::int64_t>(group.size() / kBlock);
-            w.blocks_pass = passing;
-        }
+        keys.push_back(runner::settings_key(plan, w.first, {"model.width"}));
         rows.push_back(std::move(w));
+    }
+    // Each row against the same settings one width narrower: the widest
+    // width below its own, wherever the sweep lists it.
+    const auto narrower = [&](std::size_t r) -> std::optional<std::size_t> {
+        std::optional<std::size_t> best;
+        for (std::size_t o = 0; o < rows.size(); ++o)
+            if (keys[o] == keys[r] && rows[o].m < rows[r].m && !rows[o].all.rmse.empty() && (!best || rows[o].m > rows[*best].m))
+                best = o;
+        return best;
+    };
+    const auto block_of = [&](std::size_t r, std::size_t b) {
+        return collect(per_run, std::span(groups[r]).subspan(b * kBlock, kBlock));
+    };
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        WidthRow& w = rows[r];
+        const auto below = narrower(r);
+        if (below) w.narrower_median = median(rows[*below].all.rmse);
+        w.whole = judge(w.m, w.all, w.printed.rmse, w.narrower_median);
+        if (w.seeds < 2 * kBlock || w.seeds % kBlock != 0 || report::is_null(w.printed.rmse)) continue;
+        std::int64_t passing = 0;
+        for (std::size_t b = 0; b < w.seeds / kBlock; ++b) {
+            double before = std::numeric_limits<double>::quiet_NaN();
+            if (below && rows[*below].seeds == w.seeds)
+                if (const SeedResults narrow = block_of(*below, b); !narrow.rmse.empty()) before = median(narrow.rmse);
+            passing += judge(w.m, block_of(r, b), w.printed.rmse, before).pass ? 1 : 0;
+        }
+        w.blocks = static_cast<std::int64_t>(w.seeds / kBlock);
+        w.blocks_pass = passing;
     }
     return rows;
 }
@@ -424,7 +416,9 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
         Cell med{}, ci_lo{}, ci_hi{};
         if (!rmse.empty()) {
             med = median(rmse);
-            Rng rng = Rng::stream(plan.runs[w.first].seed, fnv1a64(settings_key(plan, w.first) + std::to_string(w.m)), "bootstrap");
+            // Its own stream, named by the group's resolved values: the same
+            // runs give the same interval in whatever sweep they sit.
+            Rng rng = Rng::stream(0, fnv1a64(runner::settings_key(plan, w.first, {}, /*resolved=*/true)), "bootstrap");
             const Interval ci = bootstrap_median_interval(rmse, rng);
             ci_lo = ci.lo;
             ci_hi = ci.hi;
@@ -457,7 +451,6 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
     }
     runner::set_summary_after_swept(plan, t,
                                     {{"model.width", "m"}, {"seeds", ""}, {"verdict", ""}, {"rmse_median", "RMSE median [min, max]"},
-                                     {"rmse_median_ci95_lo", "median CI95 lo"}, {"rmse_median_ci95_hi", "hi"},
                                      {"rmse_doc", "doc RMSE"}, {"pwl_bound_rmse", "PL bound"},
                                      {"kinks_median", "kinks [min, max]"}, {"kinks_doc", "doc kinks"}});
     return t;
@@ -487,7 +480,8 @@ report::Table promise_table(const runner::Plan& plan, const std::vector<WidthRow
         auto cells = runner::swept_cells(plan, w.first);
         if (!width_swept) cells.push_back(w.m);
         const std::vector<double>&rmse = w.all.rmse, &kinks = w.all.kinks;
-        const std::string off = deviations(plan, plan.runs[w.first]);
+        std::string off;
+        for (const auto& key : plan.protocol_deviations_of(plan.runs[w.first], {"seeds"})) off += (off.empty() ? "" : ", ") + key;
         Cell kmax{}, kmed{}, gap{}, ratio{}, falls{};
         if (!kinks.empty()) {
             kmax = static_cast<std::int64_t>(*std::max_element(kinks.begin(), kinks.end())) - w.m;
@@ -638,7 +632,13 @@ runner::ExperimentKind make() {
             .aggregate = aggregate_width,
             .saves_weights = true,
             .plot = plot_width_sweep,
-            .plot_takes_choice = true,
+            .validate_plot_choice =
+                [](const runner::Plan& plan, const runner::PlotChoice& choice) {
+                    if (choice.width && std::none_of(plan.runs.begin(), plan.runs.end(), [&](const runner::Run& r) {
+                            return r.integer("model.width") == *choice.width;
+                        }))
+                        throw Error(fmt::format("--plot-width {}: no run of the sweep has that model.width", *choice.width));
+                },
             // Steps x samples x units, a smooth unit's formula about four
             // times a ReLU's (activations.json: relu 0.9 s, gelu 3.8 s).
             .cost = [](const runner::Run& r) {
@@ -646,6 +646,19 @@ runner::ExperimentKind make() {
                 return smooth * static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
                        static_cast<double>(r.integer("model.width"));
             },
+            // PyTorch times the same 1-m-1 nets, float32, full batch.
+            .torch_nets =
+                [](const runner::Plan& plan) {
+                    runner::TorchNets nets;
+                    for (const auto& run : plan.runs) {
+                        if (run.is_float64()) return runner::TorchNets{.unavailable = "the reference trains float32; this config trains float64"};
+                        if (nets.samples != 0 && run.integer("samples") != nets.samples)
+                            return runner::TorchNets{.unavailable = "the runs' sample counts differ"};
+                        nets.samples = run.integer("samples");
+                        nets.steps[{run.string("activation"), run.integer("model.width")}] += static_cast<double>(run.integer("steps"));
+                    }
+                    return nets;
+                },
             // Per unit and sample: w x + b and y + v h forward (4), r h, r v,
             // dz x and three running sums backward (6); the activation and
             // Adam's update (per weight, not per sample) are not counted.

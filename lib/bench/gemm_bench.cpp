@@ -87,14 +87,19 @@ struct Problem {
     }
 };
 
+// Every family the machine has but the reference, best first.
 std::vector<std::string> default_isas() {
-    int count = 0;
-    const char* const* isas = gemm::supported_isas(&count);
     std::vector<std::string> out;
-    for (int i = 0; i < count; ++i)
-        if (std::string(isas[i]) != "ref") out.emplace_back(isas[i]);
+    for (const Isa isa : supported_isas())
+        if (isa != Isa::ref) out.insert(out.begin(), isa_name(isa));
     if (out.empty()) out.emplace_back("ref");
     return out;
+}
+
+Isa isa_named(const std::string& name) {
+    const auto isa = parse_isa(name);
+    if (!isa || !isa_supported(*isa)) throw Error("--isa " + name + ": this machine cannot run it");
+    return *isa;
 }
 
 template <class T>
@@ -115,7 +120,7 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
             if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
         for (const auto& isa : isas) {
-            if (!gemm::set_isa(isa.c_str())) throw Error("--isa " + isa + ": this machine cannot run it");
+            set_isa(isa_named(isa));
             gemm::set_max_threads(threads);
             p.run_ours();
             const double err = p.sampled_relative_error();  // correctness before speed
@@ -126,7 +131,7 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
             // own yardstick (the run's one peak gives the other share).
             std::vector<double> batch_peak;
             const auto batches = batch_seconds_per_call([&] { p.run_ours(); }, o.repeats, 0.05, [&] {
-                batch_peak.push_back(gemm::measure_fma_peak_gflops(isa.c_str(), threads, 0.01) * dtype_factor);
+                batch_peak.push_back(gemm::measure_fma_peak_gflops(isa_named(isa), threads, 0.01) * dtype_factor);
             });
             std::vector<double> batch_share;
             for (std::size_t b = 0; b < batches.size(); ++b) batch_share.push_back(flops / batches[b] / 1e9 / batch_peak[b]);
@@ -147,7 +152,7 @@ std::vector<report::Table> bench_gemm(const GemmBenchOptions& o) {
     std::vector<GemmShape> shapes;
     for (const auto& s : o.shapes.empty() ? default_gemm_shapes() : o.shapes) shapes.push_back(parse_gemm_shape(s));
     const std::vector<std::string> isas = o.isas.empty() ? default_isas() : o.isas;
-    const std::string previous_isa = gemm::active_isa();
+    const Isa previous_isa = active_isa();
     const std::size_t previous_threads = gemm::max_threads();
     const OpenBlas ob;
 
@@ -160,8 +165,7 @@ std::vector<report::Table> bench_gemm(const GemmBenchOptions& o) {
     for (const auto& isa : isas)
         for (std::size_t threads : o.threads) {
             double best = 0;
-            for (int r = 0; r < 3; ++r) best = std::max(best, gemm::measure_fma_peak_gflops(isa.c_str(), threads));
-            if (best <= 0) throw Error("--isa " + isa + ": this machine cannot run it");
+            for (int r = 0; r < 3; ++r) best = std::max(best, gemm::measure_fma_peak_gflops(isa_named(isa), threads));
             peak[{isa, threads}] = best;
             peak_table.add_row({isa, static_cast<std::int64_t>(threads), best, best / 2});
         }
@@ -184,7 +188,7 @@ std::vector<report::Table> bench_gemm(const GemmBenchOptions& o) {
             else if (dtype == "float64") bench_shape<double>(shape, dtype, o, isas, ob, peak, t);
             else throw Error("--dtype " + dtype + ": expected float32 or float64");
         }
-    gemm::set_isa(previous_isa.c_str());
+    set_isa(previous_isa);
     gemm::set_max_threads(previous_threads);
     return {t, peak_table};
 }

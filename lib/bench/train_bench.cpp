@@ -67,7 +67,7 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
     for (auto& y : Y) y = static_cast<float>(data.normal());
 
     for (std::size_t threads : o.threads) {
-        const double peak = gemm::measure_fma_peak_gflops(nullptr, threads);
+        const double peak = gemm::measure_fma_peak_gflops(std::nullopt, threads);
         // PyTorch on the same threads, one step of its own after each of
         // ours, so that both medians come from the same moments of a shared
         // machine (whose speed moved by half within seconds here).
@@ -104,7 +104,7 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
             const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
             const bool have_torch = torch.ok() && torch_ms.size() == ms.size();
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
-                       std::string(gemm::active_isa()), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
+                       std::string(isa_name(active_isa())), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
                        gflops / peak, loss, have_torch ? report::Cell{median(torch_ms)} : report::Cell{},
                        have_torch ? report::Cell{median(torch_ms) / ms_median} : report::Cell{}});
         }

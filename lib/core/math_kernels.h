@@ -1,14 +1,14 @@
 #pragma once
 // The hot elementary functions of ffn::math (exp, tanh, erfc, sigmoid), as
 // inline code without branches: special cases are selected, not jumped to.
-// A loop over an array of them vectorises (nn/activation_loops.h), and a
+// A loop over an array of them vectorises (nn/kernels/activation_loops.h), and a
 // vector lane computes exactly what the scalar ffn::math function computes,
 // which is these same lines; so activations have the same bits whatever the
 // vector width. (Compile loops over them with -fno-trapping-math, or GCC
 // will not turn the selects into blends.)
 //
 // Internal linkage on purpose, as in gemm/kernels/tile_kernel.h: this header
-// is compiled into nn/activation_avx2.cpp with -mavx2, and an inline
+// is compiled into nn/kernels/avx2/activation_avx2.cpp with -mavx2, and an inline
 // function with external linkage could have that AVX2 copy picked by the
 // linker for every file, which a CPU without AVX2 cannot run.
 #include <bit>
@@ -67,7 +67,7 @@ struct Format<float> {
 };
 
 // The kernels below take a scalar (float, double) or a GCC vector of them
-// (the vector extension, as train/narrow_kernel.h uses): its operators act
+// (the vector extension, as train/kernels/narrow_kernel.h uses): its operators act
 // lane by lane with the scalar operator's rounding, and ?: on a vector
 // condition selects lane by lane, so a lane computes the scalar's bits.
 // Scalar<V> is the element type, IntOf<V> the integers of the same shape.

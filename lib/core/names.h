@@ -2,6 +2,7 @@
 // Choices named as configs name them (activation, init scheme, optimizer,
 // schedule, loss): an enum whose values index one list of names, read once
 // at the boundary so hot code switches on the enum, never on a string.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +26,9 @@ template <class E>
 const std::string& name_of(E value, const std::vector<std::string>& names) {
     return names.at(static_cast<std::size_t>(value));
 }
+
+// The closest of `candidates` to `word` when near enough to be a likely
+// typo (an edit distance of at most a third of the word, and at least 2).
+std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace ffn

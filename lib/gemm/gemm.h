@@ -25,6 +25,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+
+#include "core/isa.h"
 
 namespace ffn::gemm {
 
@@ -77,23 +80,13 @@ void gemm_batched(std::int64_t count, Trans trans_a, Trans trans_b, std::int64_t
                   T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
                   const Strides& strides, const Epilogue<T>& epilogue = {});
 
-// The kernel family in use: "avx512", "avx2" or "ref". Chosen once, at first
-// use, from CPUID and the OS's saved register state; FFNLAB_ISA=ref|avx2|avx512
-// caps it (asking for more than the machine has falls back to what it has).
-const char* active_isa();
-// The value of FFNLAB_ISA when it names no kernel family, else null: the
-// library then ignores it, and the front end refuses it.
-const char* unknown_isa_cap();
-// Every kernel family this machine can run, best first (tests loop over them).
-const char* const* supported_isas(int* count);
-// Forces a family for the calling process (tests and benchmarks); returns
-// false when the machine cannot run it. Not thread-safe against running gemms.
-bool set_isa(const char* name);
+// The kernel family is core/isa.h's active_isa(), chosen once per process.
 
 // Measures this machine's float FMA peak in GFLOP/s for an ISA family (or the
-// active one when name is null), running the family's register-only FMA loop
-// on `threads` threads at once for about `seconds`.
-double measure_fma_peak_gflops(const char* name, std::size_t threads, double seconds = 0.2);
+// active one when none is named), running the family's register-only FMA
+// loop on `threads` threads at once for about `seconds`; 0 for a family the
+// machine cannot run.
+double measure_fma_peak_gflops(std::optional<Isa> isa, std::size_t threads, double seconds = 0.2);
 
 // Threads gemm may use for one product (default: all hardware threads). A
 // gemm called from inside a ThreadPool task runs on that thread alone, so a

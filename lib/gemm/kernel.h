@@ -76,8 +76,6 @@ struct KernelShape {
 };
 
 struct KernelFamily {
-    const char* name;
-    bool (*supported)();
     // Runs `iterations` rounds of independent float FMAs in registers (no
     // memory traffic) and returns the flops done: the machine's FMA peak for
     // this ISA, measured by `ffn-lab bench`.
@@ -86,7 +84,8 @@ struct KernelFamily {
     KernelShape<double> f64;
 };
 
-// Defined in kernels/<isa>/; each returns its family's table entry.
+// Defined in kernels/<isa>/; each returns its family's entry of the
+// dispatch table (dispatch.cpp), run only where core/isa.h says the CPU can.
 KernelFamily ref_family();
 KernelFamily avx2_family();
 KernelFamily avx512_family();

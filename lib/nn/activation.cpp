@@ -1,14 +1,21 @@
 #include "nn/activation.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/error.h"
 #include "core/names.h"
-#include "gemm/gemm.h"
-#include "nn/activation_loops.h"
+#include "nn/kernels/activation_kernels.h"
 
 namespace ffn::nn {
+
+namespace kernels {
+// The registry's row for the smooth loops: the avx512 family runs the avx2
+// build (activation_kernels.h says why).
+const PerIsa<SmoothLoopsFamily>& smooth_loops() {
+    static const PerIsa<SmoothLoopsFamily> table{{avx2_smooth_loops(), avx2_smooth_loops(), ref_smooth_loops()}};
+    return table;
+}
+}  // namespace kernels
 
 namespace {
 const std::vector<std::string> kNames = {"relu", "tanh", "gelu", "gelu_tanh", "silu", "sigmoid", "identity"};
@@ -18,20 +25,11 @@ void for_each(std::span<T> values, F f) {
     for (T& v : values) v = f(v);
 }
 
-// The loops of activation_loops.h: this file's build runs on any x86-64;
-// activation_avx2.cpp's, with the same bits, wherever the gemm dispatch
-// runs a family with AVX2 (so FFNLAB_ISA=ref exercises this one).
-bool use_avx2_loops() { return std::strcmp(gemm::active_isa(), "ref") != 0; }
+template <class T>
+const kernels::SmoothLoops<T>& active_loops() {
+    return kernels::smooth_loops_of<T>(active_isa());
+}
 }  // namespace
-
-namespace avx2 {
-void smooth_forward(Activation a, std::span<float> v);
-void smooth_forward(Activation a, std::span<double> v);
-void smooth_forward_keeping_derivative(Activation a, std::span<float> v, float* d);
-void smooth_forward_keeping_derivative(Activation a, std::span<double> v, double* d);
-void smooth_backward(Activation a, std::span<const float> z, std::span<float> g);
-void smooth_backward(Activation a, std::span<const double> z, std::span<double> g);
-}  // namespace avx2
 
 const std::vector<std::string>& activation_names() { return kNames; }
 
@@ -50,7 +48,7 @@ T activate(Activation a, T x) {
         case Activation::identity: return x;
         default: {
             T value = x;
-            loops::smooth_forward(a, std::span<T>(&value, 1));
+            kernels::smooth_loops_of<T>(Isa::ref).forward(a, std::span<T>(&value, 1));
             return value;
         }
     }
@@ -63,7 +61,7 @@ T activate_derivative(Activation a, T x) {
         case Activation::identity: return T(1);
         default: {
             T derivative = T(1);
-            loops::smooth_backward(a, std::span<const T>(&x, 1), std::span<T>(&derivative, 1));
+            kernels::smooth_loops_of<T>(Isa::ref).backward(a, std::span<const T>(&x, 1), std::span<T>(&derivative, 1));
             return derivative;
         }
     }
@@ -75,8 +73,7 @@ void activate_inplace(Activation a, std::span<T> values) {
         case Activation::relu: for_each(values, [](T x) { return x > T(0) ? x : T(0); }); return;
         case Activation::identity: return;
         default:
-            if (use_avx2_loops()) avx2::smooth_forward(a, values);
-            else loops::smooth_forward(a, values);
+            active_loops<T>().forward(a, values);
             return;
     }
 }
@@ -93,8 +90,7 @@ void activate_keeping_derivative(Activation a, std::span<T> values, std::span<T>
             return;
         case Activation::identity: std::fill(derivative.begin(), derivative.end(), T(1)); return;
         default:
-            if (use_avx2_loops()) avx2::smooth_forward_keeping_derivative(a, values, derivative.data());
-            else loops::smooth_forward_keeping_derivative(a, values, derivative.data());
+            active_loops<T>().forward_keeping_derivative(a, values, derivative.data());
             return;
     }
 }
@@ -107,8 +103,7 @@ void multiply_by_derivative(Activation a, std::span<const T> z, std::span<T> gra
             return;
         case Activation::identity: return;
         default:
-            if (use_avx2_loops()) avx2::smooth_backward(a, z, grad);
-            else loops::smooth_backward(a, z, grad);
+            active_loops<T>().backward(a, z, grad);
             return;
     }
 }

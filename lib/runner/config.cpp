@@ -272,14 +272,19 @@ bool Plan::follows_protocol(const std::vector<std::string>& ignoring) const {
     });
 }
 
-bool Plan::follows_protocol(const Run& run, const std::vector<std::string>& ignoring) const {
+std::vector<std::string> Plan::protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring) const {
+    std::vector<std::string> out;
     for (const auto& item : protocol.items()) {
         if (std::find(ignoring.begin(), ignoring.end(), item.key()) != ignoring.end()) continue;
         if (item.key() == "seeds" ? item.value().get<std::vector<std::uint64_t>>() != seeds
                                   : run.values.value(item.key(), Json()) != item.value())
-            return false;
+            out.push_back(item.key());
     }
-    return true;
+    return out;
+}
+
+bool Plan::follows_protocol(const Run& run, const std::vector<std::string>& ignoring) const {
+    return protocol_deviations_of(run, ignoring).empty();
 }
 
 std::string Run::id_hex() const { return fmt::format("{:016x}", id); }

@@ -85,6 +85,8 @@ struct Plan {
     // The same for one run: its own resolved values, and the plan's seed
     // list (a multirun's rows are judged each by its own values).
     bool follows_protocol(const Run& run, const std::vector<std::string>& ignoring = {}) const;
+    // The protocol's keys on which that run differs, in the protocol's order.
+    std::vector<std::string> protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring = {}) const;
 };
 
 // A kind's keys, with those every kind takes (seeds, dtype), as a table:

@@ -135,6 +135,22 @@ std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     return cells;
 }
 
+std::string settings_key(const Plan& plan, std::size_t run, const std::vector<std::string>& without, bool resolved) {
+    const Run& r = plan.runs.at(run);
+    const auto left_out = [&](const std::string& key) {
+        return key == "seed" || std::find(without.begin(), without.end(), key) != without.end();
+    };
+    std::string key;
+    if (resolved) {
+        for (const auto& item : r.values.items())
+            if (!left_out(item.key())) key += item.key() + "=" + item.value().dump() + "\n";
+    } else {
+        for (const auto& [name, value] : r.swept)
+            if (!left_out(name)) key += name + "=" + value.dump() + "\n";
+    }
+    return key;
+}
+
 void set_summary_after_swept(const Plan& plan, report::Table& table,
                              const std::vector<std::pair<std::string, std::string>>& rest) {
     std::vector<std::pair<std::string, std::string>> columns;
@@ -336,7 +352,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["ffn_lab_version"] = build::version;
     m["git_commit"] = std::string(build::git_commit).empty() ? Json(nullptr) : Json(build::git_commit);
     m["build_type"] = build::build_type;
-    m["gemm_isa"] = gemm::active_isa();
+    m["gemm_isa"] = isa_name(active_isa());
     m["threads"] = pool.size();
     m["seeds"] = plan.seeds;
     m["runs"] = plan.runs.size();

@@ -39,6 +39,7 @@ struct SweepResult {
     std::vector<report::Table> tables;
     report::ExpectSummary expect;
     Json manifest;
+    std::string cache = {};  // the run cache used (runner::sweep), or ""
 };
 
 SweepResult execute(const Plan& plan, const ExecuteOptions& options);

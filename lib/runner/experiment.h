@@ -5,6 +5,7 @@
 // statistics over seeds declares them (`seed_statistics`), or supplies its
 // own `aggregate` when it judges more than columns.
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,12 +38,22 @@ struct SeedStatistics {
 };
 
 // What `sweep --plot-width W --plot-seed S` ask a figure to show: the
-// width (a value of the runs' model.width) to break down into its units,
-// the seed to draw (else the kind's own pick). The app checks both against
-// the plan before the sweep runs.
+// width to break down into its units, the seed to draw (else the kind's
+// own pick). runner::sweep checks both against the plan before it runs:
+// the seed against the plan's seeds, the rest by the kind's
+// validate_plot_choice.
 struct PlotChoice {
     std::optional<std::int64_t> width;
     std::optional<std::uint64_t> seed;
+};
+
+// For `bench sweep`: the 1-m-1 nets whose PyTorch step (the "sweep" mode of
+// lib/bench/torch_reference.py) is the reference for a plan's runs, and how
+// many steps the plan trains of each; or why there is no reference.
+struct TorchNets {
+    std::int64_t samples = 0;
+    std::map<std::pair<std::string, std::int64_t>, double> steps;  // (activation, width) -> steps
+    std::string unavailable;                                      // non-empty: no reference, and why
 };
 
 struct ExperimentKind {
@@ -75,12 +86,16 @@ struct ExperimentKind {
     // Optional figures for `sweep --plot DIR`, from the plan and its final
     // tables, showing what `choice` asks where the kind takes a choice.
     std::function<void(const Plan&, const std::vector<report::Table>&, const std::string&, const PlotChoice&)> plot = {};
-    // True when `plot` draws the width and seed a PlotChoice names.
-    bool plot_takes_choice = false;
+    // Set by a kind whose `plot` draws what a PlotChoice names: refuses
+    // (ffn::Error) a choice the plan has no run for. Empty: the kind takes
+    // no choice.
+    std::function<void(const Plan&, const PlotChoice&)> validate_plot_choice = {};
     // Optional: a run's cost relative to the plan's others (steps x
     // samples x width, say), which `sweep --shard` balances; empty: every
     // run costs the same.
     std::function<double(const Run&)> cost = {};
+    // Optional: the PyTorch reference of `bench sweep` (TorchNets).
+    std::function<TorchNets(const Plan&)> torch_nets = {};
     // Optional: the floating-point operations a run's arithmetic does (its
     // multiplies and adds), which `bench sweep` sets against the FMA peak.
     std::function<double(const Run&)> flops = {};
@@ -100,6 +115,12 @@ std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::ve
 // leading table columns.
 void add_swept_columns(const Plan& plan, report::Table& table);
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run);
+// What names run `run`'s group beside others, as one string: its swept
+// values but the seed and the keys `without` (or, with `resolved`, every
+// resolved value but the seed and those keys). Runs with equal keys differ
+// only in what was left out: a kind links a width to the same settings one
+// width narrower by it, or names a stream by what a group computes.
+std::string settings_key(const Plan& plan, std::size_t run, const std::vector<std::string>& without, bool resolved = false);
 // Those columns first, then `rest`: a table's terminal summary
 // (report::Table::set_summary), labels as there.
 void set_summary_after_swept(const Plan& plan, report::Table& table,

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/names.h"
+
 namespace ffn::runner {
 
 using Json = nlohmann::ordered_json;
@@ -56,7 +58,6 @@ std::string accepted_values(const KeySpec& spec);
 // "expected an integer >= 1, got \"four\"".
 std::string type_error(const KeySpec& spec, const Json& value);
 
-// The closest of `candidates` to `word` when near enough to be a likely typo.
-std::optional<std::string> did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+using ffn::did_you_mean;  // core/names.h
 
 }  // namespace ffn::runner

@@ -138,4 +138,18 @@ Plan plan_from_shards(const std::vector<std::string>& dirs, const std::vector<Ex
     return plan;
 }
 
+std::vector<std::string> shard_folders_in(const std::string& dir) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) throw Error("--shards-in " + dir + ": no such folder");
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.is_directory() && !entry.path().filename().string().starts_with(".")) found.push_back(entry.path().string());
+    if (ec) throw Error("--shards-in " + dir + ": cannot list it (" + ec.message() + ")");
+    // 2 before 10: by length, then by name.
+    std::sort(found.begin(), found.end(),
+              [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+    if (found.empty()) throw Error("--shards-in " + dir + ": no shard folders in it");
+    return found;
+}
+
 }  // namespace ffn::runner

@@ -49,6 +49,11 @@ ShardRecord read_shard_record(const std::string& dir);
 void write_shard_record(const std::string& dir, const Plan& plan, Shard shard, const std::vector<std::size_t>& runs,
                         const Json& counts);
 
+// merge --shards-in DIR: every folder in DIR but hidden ones (a killed
+// part's staging folder is one), in part order (2 before 10). Throws
+// ffn::Error for a missing or empty DIR.
+std::vector<std::string> shard_folders_in(const std::string& dir);
+
 // The plan the shards in `dirs` ran, after checking that they are the N
 // parts of one plan, each once: `caches` gets their run folders (in part
 // order). Every defect names the folders.

@@ -2,35 +2,27 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "core/error.h"
-#include "gemm/gemm.h"
-#include "train/narrow_kernel.h"
+#include "core/isa.h"
+#include "train/kernels/narrow_kernels.h"
 
 namespace ffn::train {
 
-namespace avx2 {
-void narrow_pass(const NarrowPass<float>& pass);
-void narrow_pass(const NarrowPass<double>& pass);
-}  // namespace avx2
-namespace avx512 {
-void narrow_pass(const NarrowPass<float>& pass);
-void narrow_pass(const NarrowPass<double>& pass);
-}  // namespace avx512
-
 namespace {
 
-bool isa_is(const char* name) { return std::strcmp(gemm::active_isa(), name) == 0; }
+// The registry's row for the narrow trainer.
+const PerIsa<kernels::NarrowFamily>& narrow_builds() {
+    static const PerIsa<kernels::NarrowFamily> table{{kernels::avx512_narrow(), kernels::avx2_narrow(), kernels::ref_narrow()}};
+    return table;
+}
 
-// The build of the gemm dispatch's family: it runs only where the CPU has
-// the family's instructions (FFNLAB_ISA=ref runs this file's build).
 template <class T>
 void pass_of_every_block(const NarrowPass<T>& pass) {
-    if (pass.lanes == 16) avx512::narrow_pass(pass);
-    else if (!isa_is("ref")) avx2::narrow_pass(pass);
-    else narrow::run_pass<8>(pass);
+    const kernels::NarrowFamily& build = narrow_builds().active();
+    if constexpr (sizeof(T) == 4) build.f32(pass);
+    else build.f64(pass);
 }
 
 template <class T>
@@ -58,7 +50,7 @@ void for_each_weight(nn::MLP<T>& net, T* params, std::size_t L, std::size_t widt
 
 }  // namespace
 
-std::size_t narrow_lanes() { return isa_is("avx512") ? 16 : 8; }
+std::size_t narrow_lanes() { return narrow_builds().active().lanes; }
 
 template <class T>
 std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,

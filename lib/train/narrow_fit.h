@@ -9,7 +9,7 @@
 // lanes, and nothing of the [samples, m] activations is kept beyond one
 // sample. Every lane computes what one instance alone computes, in the same
 // order: training a net in a batch gives it the same bits as training it
-// alone (train/narrow_kernel.h states the order). The optimizer is the
+// alone (train/kernels/narrow_kernel.h states the order). The optimizer is the
 // library's own, over the flat block of all instances' parameters, so
 // every update formula of train::Optimizer applies unchanged.
 //
@@ -39,7 +39,7 @@ template <class T>
 std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,
                                   std::span<const T> x, std::span<const T> y, const FitSpec& spec);
 
-// The kernel's arguments (train/narrow_kernel.h): `blocks` blocks of
+// The kernel's arguments (train/kernels/narrow_kernel.h): `blocks` blocks of
 // `lanes` instances.
 template <class T>
 struct NarrowPass {
@@ -47,7 +47,7 @@ struct NarrowPass {
     std::size_t lanes = 0, width = 0, samples = 0, blocks = 0;
     const T *x = nullptr, *target = nullptr, *params = nullptr;
     T *grads = nullptr, *residual_buf = nullptr;  // residual_buf: samples x lanes
-    T* kept_buf = nullptr;  // smooth units: width x samples x 2 x lanes (train/narrow_kernel.h)
+    T* kept_buf = nullptr;  // smooth units: width x samples x 2 x lanes (train/kernels/narrow_kernel.h)
     double* squared_error = nullptr;  // blocks x lanes
 };
 

@@ -203,7 +203,7 @@ TEST_CASE_TEMPLATE("every kernel family computes bitwise the reference family's 
     for (double alpha : {0.0, 1.0, -0.5})
         for (double beta : {0.0, 1.0, 2.0}) cases.push_back({33, 17, 65, false, true, alpha, beta, 2});
     const ffn::test::IsaGuard guard;
-    REQUIRE(ffn::gemm::set_isa("ref"));
+    REQUIRE(ffn::set_isa(ffn::Isa::ref));
     std::vector<std::vector<T>> want;
     for (const Case& c : cases) want.push_back(run(c, make_operands<T>(c)));
     for_every_isa([&] {
@@ -350,9 +350,10 @@ TEST_CASE_TEMPLATE("built-in pointwise epilogues equal their definition bitwise 
 }
 
 TEST_CASE("FFNLAB_ISA names and set_isa refuse what the machine lacks") {
-    int count = 0;
-    const char* const* isas = ffn::gemm::supported_isas(&count);
-    REQUIRE(count >= 1);
-    CHECK(std::string(isas[count - 1]) == "ref");  // the reference is always there, last
-    CHECK_FALSE(ffn::gemm::set_isa("sse9"));
+    const auto isas = ffn::supported_isas();
+    REQUIRE(!isas.empty());
+    CHECK(isas.front() == ffn::Isa::ref);  // the reference is always there, first
+    CHECK_FALSE(ffn::parse_isa("sse9").has_value());
+    for (const auto isa : {ffn::Isa::ref, ffn::Isa::avx2, ffn::Isa::avx512})
+        CHECK(ffn::parse_isa(ffn::isa_name(isa)) == isa);
 }

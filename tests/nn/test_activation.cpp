@@ -1,5 +1,5 @@
 // The activations' loops are built twice (portable and AVX2, see
-// lib/nn/activation_loops.h); every family the machine runs must give the
+// lib/nn/kernels/activation_loops.h); every family the machine runs must give the
 // bits the scalar activate() gives, on arrays of every length (vector
 // bodies and remainders) and over the whole range (tails, NaN, infinities).
 #include <doctest/doctest.h>
@@ -117,7 +117,7 @@ TEST_CASE("GELU's tail keeps its digits") {
     CHECK(std::isnan(ffn::nn::activate(Activation::gelu, std::nan(""))));
 }
 
-// float32 activations run in float (lib/nn/activation_loops.h), float64's
+// float32 activations run in float (lib/nn/kernels/activation_loops.h), float64's
 // in double; the double formula is within a few units of 1e-16 of the
 // function, so it stands for the exact value. The measures scale with x
 // where float arithmetic has to lose digits whatever the formula's care:

@@ -1,7 +1,8 @@
 #pragma once
 // The smooth activations and their derivatives, and the loops that apply
-// them to arrays. Included by activation.cpp (built for any x86-64) and by
-// activation_avx2.cpp (the same lines built with -mavx2): the loops
+// them to arrays. Included by kernels/ref/activation_ref.cpp (built for any
+// x86-64) and kernels/avx2/activation_avx2.cpp (the same lines built with
+// -mavx2): the loops
 // vectorise, and every lane computes what the scalar formula computes, so
 // the two builds give the same bits. Each formula runs in T (float or
 // double) with ffn::math's kernels (no C library): float32 activations
@@ -14,6 +15,7 @@
 
 #include "core/math_kernels.h"
 #include "nn/activation.h"
+#include "nn/kernels/activation_kernels.h"
 
 namespace ffn::nn {
 namespace {
@@ -21,7 +23,7 @@ namespace loops {
 
 namespace mk = math::kernels;
 template <class T>
-using S = mk::Scalar<T>;  // T is a scalar, or a vector of them (train/narrow_kernel.h)
+using S = mk::Scalar<T>;  // T is a scalar, or a vector of them (train/kernels/narrow_kernel.h)
 
 // sqrt(2/pi) and the cubic coefficient of GELU's tanh approximation
 // (Hendrycks and Gimpel 2016), as PyTorch's approximate="tanh".
@@ -159,6 +161,12 @@ void smooth_forward_keeping_derivative(Activation a, std::span<T> values, T* der
 template <class T>
 void smooth_backward(Activation a, std::span<const T> z, std::span<T> grad) {
     with_formula(a, [&](auto f) { backward<decltype(f)>(z, grad); });
+}
+
+// This build's loops, for the registry (activation_kernels.h).
+inline kernels::SmoothLoopsFamily this_build() {
+    return {{smooth_forward<float>, smooth_forward_keeping_derivative<float>, smooth_backward<float>},
+            {smooth_forward<double>, smooth_forward_keeping_derivative<double>, smooth_backward<double>}};
 }
 
 }  // namespace loops

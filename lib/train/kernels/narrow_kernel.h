@@ -1,13 +1,14 @@
 #pragma once
 // The full-batch forward and backward pass of many 1-m-1 MLPs at once, one
 // instance per lane of a block of L (train/narrow_fit.h). Included by
-// narrow_fit.cpp (built for any x86-64, 8 lanes), narrow_fit_avx2.cpp (the
-// same lines with -mavx2, 8 lanes) and narrow_fit_avx512.cpp (-mavx512f,
-// 16 lanes): the lane loops vectorise, and every lane runs the scalar
+// kernels/ref/narrow_pass_ref.cpp (built for any x86-64, 8 lanes),
+// kernels/avx2/narrow_pass_avx2.cpp (the same lines with -mavx2, 8 lanes) and
+// kernels/avx512/narrow_pass_avx512.cpp (-mavx512f, 16 lanes): the lane
+// loops vectorise, and every lane runs the scalar
 // formula's operations in the scalar order, so the builds and every lane
 // count give the same bits. No lane reads another's numbers.
 //
-// Internal linkage on purpose, as in nn/activation_loops.h: the three builds
+// Internal linkage on purpose, as in nn/kernels/activation_loops.h: the three builds
 // of these inline functions must not be merged by the linker.
 #include <cstddef>
 #include <cstring>
@@ -16,7 +17,8 @@
 // functions have internal linkage and never cross a build's boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-#include "nn/activation_loops.h"
+#include "nn/kernels/activation_loops.h"
+#include "train/kernels/narrow_kernels.h"
 #include "train/narrow_fit.h"
 
 namespace ffn::train {
@@ -78,7 +80,7 @@ struct Identity {
     }
 };
 
-// A smooth activation's formula from nn/activation_loops.h on all lanes at
+// A smooth activation's formula from nn/kernels/activation_loops.h on all lanes at
 // once (its kernels take vectors), as the library's activation layer
 // applies it to each element.
 template <class F>
@@ -229,6 +231,12 @@ void run_pass(const NarrowPass<T>& pass) {
             nn::loops::with_formula(pass.activation, [&](auto f) { all_blocks<Smooth<decltype(f)>, L>(pass); });
             return;
     }
+}
+
+// This build's entry of the registry (narrow_kernels.h), L lanes to a block.
+template <std::size_t L>
+kernels::NarrowFamily this_build() {
+    return {run_pass<L, float>, run_pass<L, double>, L};
 }
 
 }  // namespace narrow

@@ -26,16 +26,10 @@ namespace {
 
 constexpr int kMR = 6;
 
-
-bool avx2_supported() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 }  // namespace
 
 KernelFamily avx2_family() {
-    return {"avx2", avx2_supported, fma_peak_loop<F32x8, 10>,
+    return {fma_peak_loop<F32x8, 10>,
             {.kernel = tile_kernel<F32x8, kMR>,
              .small = small_gemm<F32x8, F32x8>,
              .MR = kMR,

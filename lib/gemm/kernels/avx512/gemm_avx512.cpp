@@ -162,16 +162,11 @@ MicroKernel<typename S::T> kernel_for_rows(std::int64_t m) {
     return nullptr;
 }
 
-bool avx512_supported() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-}
-
 }  // namespace
 
 KernelFamily avx512_family() {
     // The small path's reductions run in 256-bit vectors (kReductionLanes).
-    return {"avx512", avx512_supported, fma_peak_loop<F32x16, 12>,
+    return {fma_peak_loop<F32x16, 12>,
             {.kernel = tile_kernel<F32x16, kMR>,
              .small = small_gemm<F32x16, F32x8>,
              .MR = kMR,

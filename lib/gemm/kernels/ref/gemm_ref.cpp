@@ -22,8 +22,6 @@ using TileLanes = Lanes<T, 4>;
 template <class T>
 using ReductionLanes = Lanes<T, kReductionLanes<T>>;
 
-bool always() { return true; }
-
 // Scalar multiply-adds in 8 independent chains: what portable code reaches.
 double fma_loop(std::int64_t iterations) {
     float acc[8];
@@ -50,6 +48,6 @@ KernelShape<T> ref_shape() {
 
 }  // namespace
 
-KernelFamily ref_family() { return {"ref", always, fma_loop, ref_shape<float>(), ref_shape<double>()}; }
+KernelFamily ref_family() { return {fma_loop, ref_shape<float>(), ref_shape<double>()}; }
 
 }  // namespace ffn::gemm

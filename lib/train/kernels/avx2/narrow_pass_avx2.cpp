@@ -1,11 +1,9 @@
-// train/narrow_kernel.h built with -mavx2 (lib/CMakeLists.txt): the same
-// lines and bits as narrow_fit.cpp's build, eight float lanes per
-// instruction.
-#include "train/narrow_kernel.h"
+// train/kernels/narrow_kernel.h built with -mavx2 (lib/CMakeLists.txt): the same lines and bits as the
+// ref build, eight float lanes per instruction.
+#include "train/kernels/narrow_kernel.h"
 
-namespace ffn::train::avx2 {
+namespace ffn::train::kernels {
 
-void narrow_pass(const NarrowPass<float>& pass) { narrow::run_pass<8>(pass); }
-void narrow_pass(const NarrowPass<double>& pass) { narrow::run_pass<8>(pass); }
+NarrowFamily avx2_narrow() { return narrow::this_build<8>(); }
 
-}  // namespace ffn::train::avx2
+}  // namespace ffn::train::kernels

@@ -1,0 +1,27 @@
+#pragma once
+// Printing a sweep's tables and its verdict lines: what `sweep` and `merge`
+// show once the work is done, as on a terminal (aligned, fitted to its
+// width) or as markdown, CSV or JSON.
+#include <string>
+#include <vector>
+
+#include "report/selection.h"
+#include "runner/execute.h"
+
+namespace ffn::app {
+
+struct DisplayOptions {
+    std::string format;                // md, csv or json; empty: the terminal view on a terminal (or --tty), else md
+    std::vector<std::string> tables;   // --table
+    std::vector<std::string> columns;  // --columns
+    bool wide = false, tty = false, quiet = false, check = false;
+};
+
+// Refuses contradictory display options before any work.
+void check_display(const DisplayOptions& d);
+
+// Prints the tables to stdout and the verdict summary to stderr; returns
+// the exit code (1 when --check finds a miss).
+int print_results(const runner::Plan& plan, const runner::SweepResult& result, const DisplayOptions& d);
+
+}  // namespace ffn::app

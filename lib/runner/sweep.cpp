@@ -1,0 +1,150 @@
+#include "runner/sweep.h"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <optional>
+
+#include "core/error.h"
+#include "io/atomic_file.h"
+#include "report/table_io.h"
+#include "runner/output_set.h"
+
+namespace ffn::runner {
+
+namespace {
+
+void make_output_folder(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
+}
+
+// The whole set (every table as md/csv/json, and the manifest) goes in at
+// once: see OutputSet.
+void write_outputs(OutputSet& out, const std::string& kind, const std::vector<report::Table>& tables, const Json& manifest) {
+    for (const auto& t : tables) {
+        io::write_file_atomically(out.file(t.name() + ".md"), to_markdown(t));
+        io::write_file_atomically(out.file(t.name() + ".csv"), to_csv(t));
+        io::write_file_atomically(out.file(t.name() + ".json"), report::results_document(kind, {t}, nullptr).dump(2) + "\n");
+    }
+    out.commit(manifest);
+}
+
+// What the request asks that the plan's kind cannot give, refused before
+// the work and not after it.
+void check_request(const Plan& plan, const SweepRequest& r) {
+    const PlotChoice& choice = r.plot_choice;
+    if (!r.plot.empty() && !plan.kind->plot) throw Error("--plot: experiment '" + plan.kind->name + "' draws no figures");
+    if ((choice.width || choice.seed) && r.plot.empty()) throw Error("--plot-width, --plot-seed: they choose what --plot DIR draws");
+    if ((choice.width || choice.seed) && !plan.kind->validate_plot_choice)
+        throw Error("--plot-width, --plot-seed: experiment '" + plan.kind->name + "' draws no per-width or per-seed figure");
+    if (choice.seed && std::find(plan.seeds.begin(), plan.seeds.end(), *choice.seed) == plan.seeds.end())
+        throw Error(fmt::format("--plot-seed {}: the sweep runs seeds {}", *choice.seed, fmt::join(plan.seeds, ", ")));
+    if (choice.width || choice.seed) plan.kind->validate_plot_choice(plan, choice);
+    if (!r.save_weights.empty() && !plan.kind->saves_weights)
+        throw Error("--save-weights: experiment '" + plan.kind->name + "' trains nothing, so it has no weights to save");
+}
+
+}  // namespace
+
+std::string default_output_folder(const std::string& config_file) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+    return (std::filesystem::path("results") / std::filesystem::path(config_file).stem() / stamp).string();
+}
+
+SweepResult sweep(const Plan& plan, const SweepRequest& r) {
+    check_request(plan, r);
+    const auto warn = [&](const std::string& line) {
+        if (r.warn) r.warn(line);
+    };
+    // A bad --out fails before the work, not after it (OutputSet judges the
+    // folder and holds it until the new set is in).
+    std::optional<OutputSet> out;
+    if (!r.out.empty()) out.emplace(r.out, plan.source);
+    // Finished runs go to the cache as they finish, straight into OUT/runs
+    // (not the staged set), so that a kill before the tables are written
+    // keeps them; the staged set takes them over at commit.
+    const std::string cache = !r.cache.empty() ? resolve_output_path(r.cache, "--cache") : out ? out->cache() : "";
+    // The --out folder is replaced as a whole at the end: a cache inside
+    // it, other than its own runs/, would go with the old set.
+    if (!r.cache.empty() && out && out->holds(cache) && !same_folder(cache, out->cache()))
+        throw Error("--cache " + r.cache + ": inside --out " + r.out + ", which is replaced as a whole; give a folder outside it");
+    // Weights and figures inside --out join the set; elsewhere they go where named.
+    const auto resolved = [](const std::string& dir, const char* what) { return dir.empty() ? dir : resolve_output_path(dir, what); };
+    const std::string weights_named = resolved(r.save_weights, "--save-weights"), plots_named = resolved(r.plot, "--plot");
+    const auto placed = [&](const std::string& dir) { return out && !dir.empty() ? out->place(dir) : dir; };
+    const std::string weights = placed(weights_named), plots = placed(plots_named);
+    const bool plots_in_set = plots != plots_named;
+    for (const auto* dir : {&cache, &weights, &plots})
+        if (!dir->empty()) make_output_folder(*dir);
+    SweepResult result = execute(plan, {.threads = r.threads,
+                                        .on_progress = r.on_progress,
+                                        .artifacts = weights,
+                                        .cache = cache,
+                                        .fresh = r.fresh,
+                                        .cache_also = r.shard_caches,
+                                        .cached_only = !r.shard_caches.empty()});
+    result.cache = cache;
+    if (!r.shard_folders.empty()) result.manifest["merged_shards"] = r.shard_folders;
+    if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
+        warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
+    // Figures inside --out are part of its set, so they are drawn before it goes in.
+    if (plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
+    if (out) {
+        write_outputs(*out, plan.kind->name, result.tables, result.manifest);
+        for (const auto& kept : out->kept())
+            warn(fmt::format("warning: files ffn-lab did not write appeared in {} while it ran; they are kept in {}", out->path(), kept));
+    }
+    if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
+    return result;
+}
+
+ShardResult sweep_shard(const Plan& plan, const ShardRequest& r) {
+    if (r.out.empty()) throw Error("--shard: give --out DIR, the folder for this part's runs (ffn-lab merge joins the folders)");
+    const Shard shard = parse_shard(r.shard);
+    const auto dir = std::filesystem::path(resolve_output_path(r.out, "--out"));
+    const io::FolderLock lock(dir.string(), plan.source + " --shard " + r.shard, [&](const std::string& holder) {
+        throw Error("--out " + r.out + ": being written by another ffn-lab (" + (holder.empty() ? "?" : holder) +
+                    "); each shard writes to a folder of its own");
+    });
+    check_shard_folder(dir.string());
+    if (std::filesystem::exists(dir / "manifest.json"))
+        throw Error("--out " + r.out + ": holds a sweep's tables; a shard writes to a folder of its own");
+    if (std::filesystem::exists(std::filesystem::symlink_status(dir / "shard.json"))) {
+        ShardRecord old;
+        try {
+            old = read_shard_record(dir.string());
+        } catch (const Error& e) {
+            throw Error("--out " + r.out + ": its shard.json is not one this ffn-lab wrote (" + e.what() +
+                        "); write the shard to another folder");
+        }
+        if (old.fingerprint != plan_fingerprint(plan) || old.shard.index != shard.index || old.shard.count != shard.count)
+            throw Error(fmt::format("--out {}: holds shard {}/{} of {}; write shard {}/{} of {} to another folder", r.out,
+                                    old.shard.index, old.shard.count, old.config_file, shard.index, shard.count, plan.source));
+    }
+    ShardResult out{shard, 0, (dir / "runs").string(), {}};
+    make_output_folder(out.cache);
+    const auto mine = shard_runs(plan, shard);
+    out.runs = mine.size();
+    const SweepResult result = execute(plan, {.threads = r.threads,
+                                              .on_progress = r.on_progress,
+                                              .artifacts = r.save_weights,
+                                              .cache = out.cache,
+                                              .fresh = r.fresh,
+                                              .only = mine});
+    if (result.manifest.value("runs_not_cached", 0) > 0)
+        throw Error(fmt::format("--out {}: {} of the part's runs could not be written to {}", r.out,
+                                result.manifest.value("runs_not_cached", 0), out.cache));
+    write_shard_record(dir.string(), plan, shard, mine, result.manifest);
+    out.manifest = result.manifest;
+    return out;
+}
+
+}  // namespace ffn::runner
