@@ -169,8 +169,9 @@ case "${1:-}" in
         # A smoke run of each harness, to keep CI under its 20 minutes;
         # `./build.sh fuzz` is the long run.
         fuzz 15
-        # ctest's cli_check_all ran `ffn-lab check`, every config with the
-        # best family; here the other families, on all but the long trainers.
+        # ctest's cli_check_config_* cases ran `ffn-lab check` on every config
+        # with the best family; here the other families, on all but the long
+        # trainers.
         best=$(kernel_families 2> /dev/null | tail -1)
         for isa in $(kernel_families); do
             [ "$isa" = "$best" ] && continue

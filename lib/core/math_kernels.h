@@ -20,6 +20,10 @@
 
 #include "core/math_constants.inc"
 
+// GCC and clang warn that a vector argument's ABI depends on -mavx: these
+// functions have internal linkage and never cross a build's boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace ffn::math::kernels {
 namespace {
 
@@ -87,13 +91,45 @@ using Scalar = typename LaneTraits<V>::Scalar;
 template <class V>
 using IntOf = typename LaneTraits<V>::Int;
 
-// c[0] + x (c[1] + x (c[2] + ...)), innermost first.
-template <class S, std::size_t N, class V>
+// a b + c rounded once (IEEE-754 fusedMultiplyAdd): the canonical order's
+// fused step (gemm/gemm.h). Correctly rounded by definition, so every
+// build gives the same bits: a build with FMA instructions (-mfma,
+// -mavx512f) turns the lane loop into one vfmadd, the ref build calls the
+// C library's fma (hardware where the CPU has it, software otherwise, the
+// same bits either way).
+template <class V>
+inline V fmadd(V a, V b, V c) {
+    if constexpr (requires { a[0]; }) {
+        V r;
+        for (std::size_t l = 0; l < sizeof(V) / sizeof(a[0]); ++l) {
+            if constexpr (sizeof(a[0]) == 4) r[l] = __builtin_fmaf(a[l], b[l], c[l]);
+            else r[l] = __builtin_fma(a[l], b[l], c[l]);
+        }
+        return r;
+    } else if constexpr (sizeof(V) == 4) {
+        return __builtin_fmaf(a, b, c);
+    } else {
+        return __builtin_fma(a, b, c);
+    }
+}
+
+// c[0] + x (c[1] + x (c[2] + ...)), innermost first, each step one
+// multiply and add: fused (fmadd) with `fused`, else rounded twice. The
+// activations' functions (exp, tanh, erfc) use the fused form; log, sin
+// and cos, whose bits every random draw depends on, keep the plain one.
+template <bool fused = false, class S, std::size_t N, class V>
 inline V horner(const S (&c)[N], V x) {
     static_assert(N >= 2);
-    V y = c[N - 1] * x + c[N - 2];
-    for (std::size_t i = N - 2; i-- > 0;) y = y * x + c[i];
-    return y;
+    if constexpr (fused) {
+        const auto lanes = [](S s) { return V{} + static_cast<Scalar<V>>(s); };  // s in every lane
+        V y = fmadd(lanes(c[N - 1]), x, lanes(c[N - 2]));
+        for (std::size_t i = N - 2; i-- > 0;) y = fmadd(y, x, lanes(c[i]));
+        return y;
+    } else {
+        V y = c[N - 1] * x + c[N - 2];
+        for (std::size_t i = N - 2; i-- > 0;) y = y * x + c[i];
+        return y;
+    }
 }
 
 // b when a is NaN: a clamped NaN becomes a harmless number, and the NaN is
@@ -121,9 +157,12 @@ inline V power_of_two(IntOf<V> k) {
     return std::bit_cast<V>((k + F::kBias) << F::kMantissaBits);
 }
 
+// exp(m) to m^4 / 24, for exp_minus_square's small m.
+inline constexpr double kExpSeries4[] = {1, 1, 0.5, 1.0 / 6, 1.0 / 24};
+
 // exp(r) - 1 for |r| <= ln(2)/2: r + r^2 (1/2 + r/6 + ...).
 template <class V>
-inline V expm1_reduced(V r) { return r + (r * r) * horner(Format<Scalar<V>>::kExpm1Taylor, r); }
+inline V expm1_reduced(V r) { return fmadd(r * r, horner<true>(Format<Scalar<V>>::kExpm1Taylor, r), r); }
 
 // x = k ln2 + r with |r| <= ln(2)/2, for |x| within the exponent range: k
 // by adding kShifter, which rounds x/ln2 to the nearest integer (ties to
@@ -164,7 +203,7 @@ inline V tanh(V x) {
     const V a = min(abs(x), Format<Scalar<V>>::kTanhOne);
     const auto [r, k] = reduce_ln2(2 * a);
     const V two_k = power_of_two<V>(k);
-    const V t = two_k * expm1_reduced(r) + (two_k - 1);
+    const V t = fmadd(two_k, expm1_reduced(r), two_k - 1);
     const V y = t / (t + 2);  // >= 0: x's sign bit put on it keeps tanh(-0) = -0
     return x != x ? x : with_sign_bit(y, sign_bit(x));
 }
@@ -187,7 +226,7 @@ inline V exp_minus_square(V a) {
         const V head = c - (c - a);
         const V tail = a - head;
         const V m = -((2 * head + tail) * tail);  // -lo
-        const V exp_m = 1 + m * (1 + m * (S(0.5) + m * (S(1.0 / 6) + m * S(1.0 / 24))));
+        const V exp_m = horner<true>(kExpSeries4, m);
         return exp(-(head * head)) * exp_m;
     }
 }
@@ -206,7 +245,7 @@ inline ErfcAndGaussian<V> erfc_and_gaussian(V x) {
     const V a = min(abs(x), Format<Scalar<V>>::kErfcZero);
     const V t = 2 / (2 + a);
     const V gaussian = exp_minus_square(a);
-    const V tail = gaussian * (t * horner(Format<Scalar<V>>::kErfcxPolynomial, 2 * t - 1));
+    const V tail = gaussian * (t * horner<true>(Format<Scalar<V>>::kErfcxPolynomial, 2 * t - 1));
     const V erfc = x < 0 ? 2 - tail : tail;
     return {x != x ? x : erfc, x != x ? x : gaussian};
 }

@@ -9,9 +9,19 @@
 #include "core/error.h"
 #include "core/math.h"
 #include "core/names.h"
+#include "core/isa.h"
 #include "gemm/gemm.h"
+#include "train/kernels/adam_kernels.h"
 
 namespace ffn::train {
+
+namespace {
+// The registry's row for Adam's update.
+const PerIsa<kernels::AdamFamily>& adam_builds() {
+    static const PerIsa<kernels::AdamFamily> table{{kernels::avx512_adam(), kernels::avx2_adam(), kernels::ref_adam()}};
+    return table;
+}
+}  // namespace
 
 const std::vector<std::string>& optimizer_names() {
     static const std::vector<std::string> names = {"sgd", "adam", "adamw"};
@@ -63,47 +73,32 @@ void Optimizer<T>::step(double lr_d) {
         }
         return;
     }
-    const bool decoupled = spec_.kind == OptimizerKind::adamw;
     const double t = static_cast<double>(steps_);
-    const T beta1 = static_cast<T>(spec_.beta1), beta2 = static_cast<T>(spec_.beta2);
-    const T one_minus_beta1 = static_cast<T>(1 - spec_.beta1), one_minus_beta2 = static_cast<T>(1 - spec_.beta2);
-    const T step_size = static_cast<T>(lr_d / (1 - math::pow(spec_.beta1, t)));
-    const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - math::pow(spec_.beta2, t)));
-    const T eps = static_cast<T>(spec_.eps);
-    const T decay = static_cast<T>(1 - lr_d * spec_.weight_decay);
-    const T tiny = std::numeric_limits<T>::min();
-    const auto flush = [tiny](T x) { return std::fabs(x) < tiny ? T(0) : x; };
-    // One loop per weight-decay form, with no branch inside, so the compiler
-    // vectorises it (sqrt and division round the same in vector and scalar).
+    AdamStep<T> step{};
+    step.beta1 = static_cast<T>(spec_.beta1);
+    step.beta2 = static_cast<T>(spec_.beta2);
+    step.one_minus_beta1 = static_cast<T>(1 - spec_.beta1);
+    step.one_minus_beta2 = static_cast<T>(1 - spec_.beta2);
+    step.step_size = static_cast<T>(lr_d / (1 - math::pow(spec_.beta1, t)));
+    step.bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - math::pow(spec_.beta2, t)));
+    step.eps = static_cast<T>(spec_.eps);
+    step.decay = static_cast<T>(1 - lr_d * spec_.weight_decay);
+    step.weight_decay = wd;
+    step.decay_form = wd == T(0) ? 0 : spec_.kind == OptimizerKind::adamw ? 1 : 2;
+    const kernels::AdamFamily& build = adam_builds().active();
     // A large tensor's update is split over gemm's threads (each value's
     // update is its own, so the split changes no bits); a small model's, or
     // one trained inside a sweep's task, stays on its thread.
-    auto update = [&](auto decay_form) {
-        for (std::size_t k = 0; k < params_.size(); ++k) {
-            T* const param = params_[k].value;
-            const T* const gradient = params_[k].grad;
-            T* const first = first_[k].data();
-            T* const second = second_[k].data();
-            gemm::parallel_ranges(params_[k].size(), kParallelMinValues, [&](std::size_t begin, std::size_t end) {
-                T* __restrict p = param;
-                const T* __restrict grad = gradient;
-                T* __restrict m = first;
-                T* __restrict v = second;
-                for (std::size_t i = begin; i < end; ++i) {
-                    T g = grad[i];
-                    if constexpr (decltype(decay_form)::value == 1) p[i] = p[i] * decay;   // AdamW
-                    if constexpr (decltype(decay_form)::value == 2) g = g + wd * p[i];     // Adam's L2 term
-                    m[i] = flush(m[i] * beta1 + one_minus_beta1 * g);
-                    v[i] = flush(v[i] * beta2 + one_minus_beta2 * g * g);
-                    const T denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
-                    p[i] = p[i] + (-step_size) * (m[i] / denom);
-                }
-            });
-        }
-    };
-    if (wd == T(0)) update(std::integral_constant<int, 0>{});
-    else if (decoupled) update(std::integral_constant<int, 1>{});
-    else update(std::integral_constant<int, 2>{});
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+        T* const p = params_[k].value;
+        const T* const g = params_[k].grad;
+        T* const m = first_[k].data();
+        T* const v = second_[k].data();
+        gemm::parallel_ranges(params_[k].size(), kParallelMinValues, [&](std::size_t begin, std::size_t end) {
+            if constexpr (sizeof(T) == 4) build.f32(step, begin, end, p, g, m, v);
+            else build.f64(step, begin, end, p, g, m, v);
+        });
+    }
 }
 
 double learning_rate(const ScheduleSpec& s, double base_lr, long step, long total) {

@@ -186,10 +186,14 @@ TEST_CASE("ffn::math gives the recorded bits") {
         digest(ffn::math::atan, -10, 10),  digest(ffn::math::sigmoid, -20, 20),
         digest([](double x) { return ffn::math::pow(x, 0.37); }, 0, 10),
     };
+    // exp, tanh, erfc, sigmoid and pow changed when their polynomials
+    // became fused multiply-adds (issue 32): the same bits with the C
+    // library's fma in hardware and in software (GLIBC_TUNABLES=
+    // glibc.cpu.hwcaps=-AVX2,-FMA).
     const std::uint64_t recorded[] = {
-        17529392678290506932ull, 6258750975499118260ull, 11720813710837249529ull,
-        13914175465450700014ull, 15753488663097216946ull, 6175270041529173663ull,
-        4787588706294209320ull, 9754773847919654231ull, 8768835024472597675ull,
+        13786991545825223789ull, 6258750975499118260ull, 11720813710837249529ull,
+        13914175465450700014ull, 16502014627852677289ull, 915676675502353464ull,
+        4787588706294209320ull, 6921580223882111871ull, 6946093665700931042ull,
     };
     for (std::size_t i = 0; i < std::size(recorded); ++i) {
         MESSAGE("digest " << i << ": " << measured[i] << "ull");

@@ -65,13 +65,16 @@ TEST_CASE("a 1-8-1 ReLU net fits |x| on [-1 1] to MSE below 1e-6 from the exact 
     CHECK(record.final_loss < 1e-6);
 }
 
+// At lr 3e-3: float32 Adam at 1e-2 oscillates on this problem (RMSE 0.0146
+// after 4000 steps and 0.0234 after 8000, with the fused arithmetic of
+// issue 32), where 3e-3 reaches 0.00165 and keeps falling.
 TEST_CASE("a 1-64-1 tanh net fits sin(x) on [-pi pi] to RMSE below 1e-2 with Adam") {
     MLP<float> net({1, 64, 1}, Activation::tanh);
     Rng init = Rng::stream(0, 0, "init");
     initialize(net, {ffn::nn::InitScheme::torch_default}, init);
     const auto X = grid<float>(256, -std::numbers::pi, std::numbers::pi);
     Matrix<float> Y = xt::sin(X);
-    Optimizer<float> opt(net.parameters(), {ffn::train::OptimizerKind::adam, 1e-2});
+    Optimizer<float> opt(net.parameters(), {ffn::train::OptimizerKind::adam, 3e-3});
     FitSpec spec;
     spec.steps = 4000;
     Rng shuffle(1);

@@ -39,6 +39,8 @@ struct LanesOf {
 template <class T, std::size_t L>
 using Lanes = typename LanesOf<T, L>::type;
 
+using math::kernels::fmadd;
+
 template <class V, class T>
 V load(const T* p) {
     V v;
@@ -102,12 +104,13 @@ struct Smooth {
 // y = c + sum_j v_j act(w_j x + b_j). Gradients are written, not added to;
 // sq[l] gets lane l's sum of squared errors in double.
 //
-// The operations, per lane (the contract the tests pin): for each sample
-// t, y = c, then y = y + v_j h_j for j = 0..m-1; r = y - target and
+// The operations, per lane (the contract the tests pin), fma(a, b, c)
+// being a b + c rounded once: for each sample t, z_j = fma(w_j, x_t, b_j),
+// y = c, then y = fma(v_j, h_j, y) for j = 0..m-1; r = y - target and
 // g_t = (2 / n) r. Each gradient is a sum over samples in increasing t,
-// adding one term at a time to a running sum from zero: gc of g_t, gv_j of
-// g_t h_j, gw_j of dz x_t and gb_j of dz, with dz = act'(z_j) applied to
-// g_t v_j.
+// one term at a time into a running sum from zero: gc += g_t,
+// gv_j = fma(g_t, h_j, gv_j), gw_j = fma(dz, x_t, gw_j), gb_j += dz, with
+// dz = act'(z_j) applied to g_t v_j.
 //
 // Two passes keep the running sums in registers: the forward pass, a few
 // samples at a time (forward_samples: their y in registers, the units
@@ -140,10 +143,10 @@ void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, cons
                 h = load<V>(kept + (((j + i) * n + t) * 2) * L);
                 dz = Unit::backward(load<V>(kept + (((j + i) * n + t) * 2 + 1) * L), r * v[i]);
             } else {
-                Unit::both(w[i] * xt + b[i], r * v[i], h, dz);
+                Unit::both(fmadd(w[i], V{} + xt, b[i]), r * v[i], h, dz);
             }
-            sv[i] = sv[i] + r * h;
-            sw[i] = sw[i] + dz * xt;
+            sv[i] = fmadd(r, h, sv[i]);
+            sw[i] = fmadd(dz, V{} + xt, sw[i]);
             sb[i] = sb[i] + dz;
         }
     }
@@ -167,7 +170,7 @@ void forward_samples(std::size_t m, std::size_t n, std::size_t t, const T* x, co
         const V w = load<V>(p + j * L), b = load<V>(p + (m + j) * L), v = load<V>(p + (2 * m + j) * L);
 #pragma GCC unroll 8  // S chains in flight: a smooth unit's formula is one long dependency chain
         for (std::size_t s = 0; s < S; ++s) {
-            const V z = w * x[t + s] + b;
+            const V z = fmadd(w, V{} + x[t + s], b);
             V h;
             if constexpr (Unit::kKeeps) {
                 V aux;
@@ -177,7 +180,7 @@ void forward_samples(std::size_t m, std::size_t n, std::size_t t, const T* x, co
             } else {
                 h = Unit::value(z);
             }
-            y[s] = y[s] + v * h;
+            y[s] = fmadd(v, h, y[s]);
         }
     }
     for (std::size_t s = 0; s < S; ++s) store(residual + (t + s) * L, y[s] - target[t + s]);

@@ -1,8 +1,8 @@
-// The smooth activations' loops (activation_loops.h) built with -mavx2, and
-// -fno-trapping-math so that GCC turns their selects into blends: eight
-// floats or four doubles per instruction, the same bits as the ref build.
-// Not with -mfma: a fused multiply-add the compiler picks would round
-// differently from the ref build's separate multiply and add.
+// The smooth activations' loops (activation_loops.h) built with -mavx2 and
+// -mfma, and -fno-trapping-math so that GCC turns their selects into
+// blends: eight floats or four doubles per instruction, the same bits as
+// the ref build. The only fused multiply-adds are those the formulas write
+// (fmadd); -ffp-contract=off keeps the compiler from adding any.
 #include "nn/kernels/activation_kernels.h"
 #include "nn/kernels/activation_loops.h"
 
