@@ -20,6 +20,8 @@
 
 #include "core/math_constants.inc"
 
+#include <immintrin.h>  // SSE2 for every build; AVX, FMA and AVX-512 where the build has them
+
 // GCC and clang warn that a vector argument's ABI depends on -mavx: these
 // functions have internal linkage and never cross a build's boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -93,23 +95,93 @@ using IntOf = typename LaneTraits<V>::Int;
 
 // a b + c rounded once (IEEE-754 fusedMultiplyAdd): the canonical order's
 // fused step (gemm/gemm.h). Correctly rounded by definition, so every
-// build gives the same bits: a build with FMA instructions (-mfma,
-// -mavx512f) turns the lane loop into one vfmadd, the ref build calls the
-// C library's fma (hardware where the CPU has it, software otherwise, the
-// same bits either way).
+// build gives the same bits: a build with FMA instructions uses them (one
+// vfmadd per native vector, a wider GCC vector in halves; GCC does not
+// vectorise a lane loop of fmas reliably), the ref build calls the C
+// library's fma per lane (hardware where the CPU has it, software
+// otherwise, the same bits either way).
 template <class V>
 inline V fmadd(V a, V b, V c) {
     if constexpr (requires { a[0]; }) {
-        V r;
-        for (std::size_t l = 0; l < sizeof(V) / sizeof(a[0]); ++l) {
-            if constexpr (sizeof(a[0]) == 4) r[l] = __builtin_fmaf(a[l], b[l], c[l]);
-            else r[l] = __builtin_fma(a[l], b[l], c[l]);
+        using E = std::remove_cvref_t<decltype(a[0])>;
+        constexpr std::size_t bytes = sizeof(V);
+#if defined(__AVX512F__)
+        if constexpr (bytes == 64) {
+            if constexpr (sizeof(E) == 4) return std::bit_cast<V>(_mm512_fmadd_ps(std::bit_cast<__m512>(a), std::bit_cast<__m512>(b), std::bit_cast<__m512>(c)));
+            else return std::bit_cast<V>(_mm512_fmadd_pd(std::bit_cast<__m512d>(a), std::bit_cast<__m512d>(b), std::bit_cast<__m512d>(c)));
         }
-        return r;
+        constexpr std::size_t native = 64;
+#elif defined(__FMA__)
+        constexpr std::size_t native = 32;
+#else
+        constexpr std::size_t native = 0;
+#endif
+#if defined(__FMA__)
+        if constexpr (bytes == 32) {
+            if constexpr (sizeof(E) == 4) return std::bit_cast<V>(_mm256_fmadd_ps(std::bit_cast<__m256>(a), std::bit_cast<__m256>(b), std::bit_cast<__m256>(c)));
+            else return std::bit_cast<V>(_mm256_fmadd_pd(std::bit_cast<__m256d>(a), std::bit_cast<__m256d>(b), std::bit_cast<__m256d>(c)));
+        }
+#endif
+        if constexpr (native != 0 && bytes > native) {
+            typedef E Half __attribute__((vector_size(bytes / 2)));
+            struct Halves {
+                Half lo, hi;
+            };
+            const auto [alo, ahi] = std::bit_cast<Halves>(a);
+            const auto [blo, bhi] = std::bit_cast<Halves>(b);
+            const auto [clo, chi] = std::bit_cast<Halves>(c);
+            return std::bit_cast<V>(Halves{fmadd(alo, blo, clo), fmadd(ahi, bhi, chi)});
+        } else {
+            V r;
+            for (std::size_t l = 0; l < bytes / sizeof(E); ++l) {
+                if constexpr (sizeof(E) == 4) r[l] = __builtin_fmaf(a[l], b[l], c[l]);
+                else r[l] = __builtin_fma(a[l], b[l], c[l]);
+            }
+            return r;
+        }
     } else if constexpr (sizeof(V) == 4) {
         return __builtin_fmaf(a, b, c);
     } else {
         return __builtin_fma(a, b, c);
+    }
+}
+
+// a > 0 ? a : 0 lane by lane (0 for NaN and for -0), as one max
+// instruction per native vector: x86's max returns its second operand
+// unless the first is greater, which is this select exactly.
+template <class V>
+inline V positive_part(V a) {
+    constexpr std::size_t bytes = sizeof(V);
+    using E = std::remove_cvref_t<decltype(a[0])>;
+#if defined(__AVX512F__)
+    if constexpr (bytes == 64) {
+        if constexpr (sizeof(E) == 4) return std::bit_cast<V>(_mm512_max_ps(std::bit_cast<__m512>(a), _mm512_setzero_ps()));
+        else return std::bit_cast<V>(_mm512_max_pd(std::bit_cast<__m512d>(a), _mm512_setzero_pd()));
+    }
+    constexpr std::size_t native = 64;
+#elif defined(__AVX__)
+    constexpr std::size_t native = 32;
+#else
+    constexpr std::size_t native = 16;
+#endif
+#if defined(__AVX__)
+    if constexpr (bytes == 32) {
+        if constexpr (sizeof(E) == 4) return std::bit_cast<V>(_mm256_max_ps(std::bit_cast<__m256>(a), _mm256_setzero_ps()));
+        else return std::bit_cast<V>(_mm256_max_pd(std::bit_cast<__m256d>(a), _mm256_setzero_pd()));
+    }
+#endif
+    if constexpr (bytes == 16) {
+        if constexpr (sizeof(E) == 4) return std::bit_cast<V>(_mm_max_ps(std::bit_cast<__m128>(a), _mm_setzero_ps()));
+        else return std::bit_cast<V>(_mm_max_pd(std::bit_cast<__m128d>(a), _mm_setzero_pd()));
+    } else if constexpr (bytes > native) {
+        typedef E Half __attribute__((vector_size(bytes / 2)));
+        struct Halves {
+            Half lo, hi;
+        };
+        const auto [lo, hi] = std::bit_cast<Halves>(a);
+        return std::bit_cast<V>(Halves{positive_part(lo), positive_part(hi)});
+    } else {
+        return a > V{} ? a : V{};
     }
 }
 

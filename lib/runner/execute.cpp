@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <mutex>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 
@@ -281,8 +282,19 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     for (std::size_t i = 0; i < plan.runs.size(); ++i) to_compute[i] = !reused[i];
     // Runs are independent, so the slicing changes no number.
     const std::vector<std::vector<std::size_t>> units = work_units(plan, to_compute);
-    pool.parallel_for(units.size(), [&](std::size_t u) {
-        const std::vector<std::size_t>& unit = units[u];
+    // Costliest first (the kind's estimate), so that the last units to start
+    // are short and no thread idles at the end; results go by index, so the
+    // order changes no number.
+    std::vector<std::size_t> order(units.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (plan.kind->cost) {
+        std::vector<double> cost(units.size(), 0.0);
+        for (std::size_t u = 0; u < units.size(); ++u)
+            for (const std::size_t i : units[u]) cost[u] += plan.kind->cost(plan.runs[i]);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    }
+    pool.parallel_for(units.size(), [&](std::size_t next) {
+        const std::vector<std::size_t>& unit = units[order[next]];
         try {
             std::vector<Run> runs;
             std::vector<std::string> keys;  // taken before the runs read their inputs (RunCache::store)

@@ -53,22 +53,17 @@ void store(T* p, V v) {
     std::memcpy(p, &v, sizeof v);
 }
 
-// A unit's value h = act(z), and what its backward pass needs: up *
-// act'(z), as nn::multiply_by_derivative computes it. kKeeps: the forward
-// pass keeps h and aux = act'(z) for the backward pass (backward(aux, up)),
-// where computing them again would cost more than memory does; otherwise
-// the backward pass computes z again and both(z, up, h, dz) gives h and dz.
+// A unit's value h = act(z), and what its backward pass needs. kKeeps:
+// the forward pass keeps h and aux = act'(z) for the backward pass, where
+// computing them again would cost more than memory does; otherwise the
+// backward pass computes z again, and through(z, r) = r act'(z), which for
+// these units also gives r act(z) as through(z, r) z.
 struct Relu {
     static constexpr bool kKeeps = false;
     template <class V>
-    static V value(V z) { return z > 0 ? z : V{}; }
-    // The backward pass's h and up * act'(z) from z, with one comparison.
+    static V value(V z) { return math::kernels::positive_part(z); }
     template <class V>
-    static void both(V z, V up, V& h, V& dz) {
-        const auto on = z > V{};
-        h = on ? z : V{};
-        dz = on ? up : V{};
-    }
+    static V through(V z, V r) { return z > V{} ? r : V{}; }
 };
 
 struct Identity {
@@ -76,10 +71,7 @@ struct Identity {
     template <class V>
     static V value(V z) { return z; }
     template <class V>
-    static void both(V z, V up, V& h, V& dz) {
-        h = z;
-        dz = up;
-    }
+    static V through(V, V r) { return r; }
 };
 
 // A smooth activation's formula from nn/kernels/activation_loops.h on all lanes at
@@ -90,13 +82,13 @@ struct Smooth {
     static constexpr bool kKeeps = true;  // an exp or erfc per unit and sample
     template <class V>
     static V value(V z) { return F::value(z); }
+    // One exp or erfc for both (F::both has each result's one-at-a-time bits).
     template <class V>
     static void forward(V z, V& h, V& aux) {
-        h = F::value(z);
-        aux = F::derivative(z);
+        const auto both = F::both(z);
+        h = both.value;
+        aux = both.derivative;
     }
-    template <class V>
-    static V backward(V aux, V up) { return up * aux; }
 };
 
 // One block of L instances. Parameters and gradients of a block are
@@ -108,9 +100,10 @@ struct Smooth {
 // being a b + c rounded once: for each sample t, z_j = fma(w_j, x_t, b_j),
 // y = c, then y = fma(v_j, h_j, y) for j = 0..m-1; r = y - target and
 // g_t = (2 / n) r. Each gradient is a sum over samples in increasing t,
-// one term at a time into a running sum from zero: gc += g_t,
-// gv_j = fma(g_t, h_j, gv_j), gw_j = fma(dz, x_t, gw_j), gb_j += dz, with
-// dz = act'(z_j) applied to g_t v_j.
+// one term at a time into a running sum from zero, with q = g_t act'(z_j):
+// gc += g_t; gv_j = fma(g_t, h_j, gv_j) (for ReLU and identity units, where
+// h = act'(z) z, fma(q, z_j, gv_j)); sw_j = fma(q, x_t, sw_j), sb_j += q;
+// then gw_j = v_j sw_j and gb_j = v_j sb_j.
 //
 // Two passes keep the running sums in registers: the forward pass, a few
 // samples at a time (forward_samples: their y in registers, the units
@@ -122,37 +115,40 @@ struct Smooth {
 // changes no lane's operations.
 constexpr std::size_t kTile = 2;
 
-// Units j .. j+J-1: their three gradients, summed over the samples.
+// Units j .. j+J-1: their three gradients, summed over the samples. The
+// output weight v_j is a factor of every term of gw_j and gb_j, so it
+// multiplies their sums once at the end instead of each term.
 template <class Unit, std::size_t L, std::size_t J, class T>
 void backward_tile(std::size_t n, std::size_t m, std::size_t j, const T* x, const T* residual, const T* p, T* g,
                    const T* kept) {
     using V = Lanes<T, L>;
-    V w[J], b[J], v[J], sw[J], sb[J], sv[J];
+    V w[J], b[J], sw[J], sb[J], sv[J];
     for (std::size_t i = 0; i < J; ++i) {
         w[i] = load<V>(p + (j + i) * L);
         b[i] = load<V>(p + (m + j + i) * L);
-        v[i] = load<V>(p + (2 * m + j + i) * L);
         sw[i] = sb[i] = sv[i] = V{};
     }
     for (std::size_t t = 0; t < n; ++t) {
-        const T xt = x[t];
+        const V xt = V{} + x[t];
         const V r = load<V>(residual + t * L);
         for (std::size_t i = 0; i < J; ++i) {
-            V h, dz;
+            V q;  // r act'(z)
             if constexpr (Unit::kKeeps) {
-                h = load<V>(kept + (((j + i) * n + t) * 2) * L);
-                dz = Unit::backward(load<V>(kept + (((j + i) * n + t) * 2 + 1) * L), r * v[i]);
+                q = r * load<V>(kept + (((j + i) * n + t) * 2 + 1) * L);
+                sv[i] = fmadd(r, load<V>(kept + (((j + i) * n + t) * 2) * L), sv[i]);
             } else {
-                Unit::both(fmadd(w[i], V{} + xt, b[i]), r * v[i], h, dz);
+                const V z = fmadd(w[i], xt, b[i]);
+                q = Unit::through(z, r);
+                sv[i] = fmadd(q, z, sv[i]);
             }
-            sv[i] = fmadd(r, h, sv[i]);
-            sw[i] = fmadd(dz, V{} + xt, sw[i]);
-            sb[i] = sb[i] + dz;
+            sw[i] = fmadd(q, xt, sw[i]);
+            sb[i] = sb[i] + q;
         }
     }
     for (std::size_t i = 0; i < J; ++i) {
-        store(g + (j + i) * L, sw[i]);
-        store(g + (m + j + i) * L, sb[i]);
+        const V v = load<V>(p + (2 * m + j + i) * L);
+        store(g + (j + i) * L, v * sw[i]);
+        store(g + (m + j + i) * L, v * sb[i]);
         store(g + (2 * m + j + i) * L, sv[i]);
     }
 }
@@ -190,21 +186,29 @@ template <class Unit, std::size_t L, class T>
 void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const T* p, T* g, T* residual,
                 T* kept, double* sq) {
     using V = Lanes<T, L>;
-    using D = Lanes<double, L>;
-    constexpr std::size_t S = Unit::kKeeps ? 8 : 4;  // measured best of 1, 4, 8 each
+    static_assert(L % 8 == 0, "blocks of 8 or 16 lanes");
+    constexpr std::size_t S = 8;  // measured best of 1, 4 and 8, for ReLU and smooth units alike
     std::size_t t = 0;
     for (; t + S <= n; t += S) forward_samples<Unit, L, S>(m, n, t, x, target, p, residual, kept);
     for (; t < n; ++t) forward_samples<Unit, L, 1>(m, n, t, x, target, p, residual, kept);
     // The residuals' squares (in double) and gradients in a loop of their
     // own: inside the one above, the double sums took the registers the
     // units need.
-    D squared{};
+    // Each lane's sum of squares in double, eight lanes to a 512-bit
+    // register: one vector of all L doubles was kept on the stack, and its
+    // loop waited on memory.
+    using D8 = Lanes<double, 8>;
+    using T8 = Lanes<T, 8>;
+    constexpr std::size_t kChunks = L / 8;
+    D8 squared[kChunks] = {};
     V sum_c{};
     const T scale = T(2) / static_cast<T>(n);
     for (std::size_t t = 0; t < n; ++t) {
+        for (std::size_t c = 0; c < kChunks; ++c) {
+            const D8 rd = __builtin_convertvector(load<T8>(residual + t * L + 8 * c), D8);
+            squared[c] += rd * rd;
+        }
         const V r = load<V>(residual + t * L);
-        const D rd = __builtin_convertvector(r, D);
-        squared += rd * rd;
         const V gr = scale * r;
         store(residual + t * L, gr);
         sum_c = sum_c + gr;
@@ -213,7 +217,7 @@ void block_pass(std::size_t m, std::size_t n, const T* x, const T* target, const
     std::size_t j = 0;
     for (; j + kTile <= m; j += kTile) backward_tile<Unit, L, kTile>(n, m, j, x, residual, p, g, kept);
     for (; j < m; ++j) backward_tile<Unit, L, 1>(n, m, j, x, residual, p, g, kept);
-    for (std::size_t l = 0; l < L; ++l) sq[l] = squared[l];
+    for (std::size_t l = 0; l < L; ++l) sq[l] = squared[l / 8][l % 8];
 }
 
 template <class Unit, std::size_t L, class T>
