@@ -67,7 +67,7 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
             cols[3].push_back(*std::max_element(losses.begin(), losses.end()));
         }
         std::string label;
-        for (const auto& [key, value] : plan.runs[group.front()].swept)
+        for (const auto& [key, value] : plan.runs[group.front()].swept())
             if (key != "seed")
                 label += (label.empty() ? "" : " ") + (key == "model.width" ? std::string("m") : key) + "=" +
                          (value.is_string() ? value.get<std::string>() : value.dump());

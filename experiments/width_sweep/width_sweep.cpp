@@ -67,7 +67,7 @@ void save_run(const runner::Run& run, nn::MLP<T>& net, const std::string& stage,
     // labels read alike (x*x and x/x) from sharing a file.
     const std::string base = (std::filesystem::path(run.artifacts) / (run.label() + "_" + run.id_hex().substr(0, 8))).string();
     const std::map<std::string, std::string> meta = {
-        {"ffn_lab_run", run.values.dump()}, {"run_id", run.id_hex()}, {"stage", stage}};
+        {"ffn_lab_run", run.values().dump()}, {"run_id", run.id_hex()}, {"stage", stage}};
     nn::save_weights(base + "_" + stage + ".safetensors", net, meta);
     if (stage == "initial") {
         io::SafetensorsFile file;

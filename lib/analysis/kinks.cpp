@@ -21,12 +21,16 @@ int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, dou
 }
 
 int slope_changes(const std::vector<double>& y, double dx, double tolerance) {
+    if (y.size() < 3) return 0;
+    // Each slope once, in a loop that vectorises; then the changes.
+    thread_local std::vector<double> slope;
+    slope.resize(y.size() - 1);
+    for (std::size_t k = 1; k < y.size(); ++k) slope[k - 1] = (y[k] - y[k - 1]) / dx;
     int n = 0;
     bool in_change = false;
-    for (std::size_t k = 2; k < y.size(); ++k) {
-        const double before = (y[k - 1] - y[k - 2]) / dx, after = (y[k] - y[k - 1]) / dx;
-        const bool change = std::fabs(after - before) > tolerance;
-        if (change && !in_change) ++n;
+    for (std::size_t k = 1; k < slope.size(); ++k) {
+        const bool change = std::fabs(slope[k] - slope[k - 1]) > tolerance;
+        n += change && !in_change;
         in_change = change;
     }
     return n;

@@ -48,7 +48,7 @@ std::string torch_sweep_reference(const runner::Plan& plan, const SweepBenchOpti
 report::Table bench_sweep(const runner::Plan& plan, const SweepBenchOptions& o, std::string* torch_about) {
     double steps = 0;
     for (const auto& run : plan.runs) {
-        if (!run.values.contains("steps")) throw Error(o.config + ": experiment '" + plan.kind->name + "' has no 'steps' to time");
+        if (!run.point->values.contains("steps")) throw Error(o.config + ": experiment '" + plan.kind->name + "' has no 'steps' to time");
         steps += static_cast<double>(run.integer("steps"));
     }
     report::Table t("sweep");

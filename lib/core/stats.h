@@ -56,9 +56,13 @@ inline Interval bootstrap_median_interval(const std::vector<double>& v, Rng& rng
     if (v.empty()) return {};
     std::vector<double> medians, draw(v.size());
     medians.reserve(static_cast<std::size_t>(resamples));
+    const std::size_t n = v.size(), mid = n / 2;
     for (int b = 0; b < resamples; ++b) {
-        for (double& x : draw) x = v[std::min(v.size() - 1, static_cast<std::size_t>(rng.uniform01() * static_cast<double>(v.size())))];
-        medians.push_back(median(draw));
+        for (double& x : draw) x = v[std::min(n - 1, static_cast<std::size_t>(rng.uniform01() * static_cast<double>(n)))];
+        // numpy's median by selection, not a sort: linear in n.
+        std::nth_element(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(mid), draw.end());
+        const double upper = draw[mid];
+        medians.push_back(n % 2 ? upper : 0.5 * (*std::max_element(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(mid)) + upper));
     }
     return {percentile(medians, (100 - level) / 2), percentile(medians, (100 + level) / 2)};
 }

@@ -272,39 +272,73 @@ bool Plan::follows_protocol(const std::vector<std::string>& ignoring) const {
     });
 }
 
-std::vector<std::string> Plan::protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring) const {
+std::vector<std::string> Plan::protocol_deviations_of(const GridPoint& point, const std::vector<std::string>& ignoring) const {
     std::vector<std::string> out;
     for (const auto& item : protocol.items()) {
         if (std::find(ignoring.begin(), ignoring.end(), item.key()) != ignoring.end()) continue;
         if (item.key() == "seeds" ? item.value().get<std::vector<std::uint64_t>>() != seeds
-                                  : run.values.value(item.key(), Json()) != item.value())
+                                  : point.values.value(item.key(), Json()) != item.value())
             out.push_back(item.key());
     }
     return out;
 }
 
 bool Plan::follows_protocol(const Run& run, const std::vector<std::string>& ignoring) const {
-    return protocol_deviations_of(run, ignoring).empty();
+    return protocol_deviations_of(*run.point, ignoring).empty();
+}
+
+bool Plan::follows_protocol(const GridPoint& point, const std::vector<std::string>& ignoring) const {
+    return protocol_deviations_of(point, ignoring).empty();
+}
+
+bool Plan::swept_real(const std::string& key) const {
+    return std::find(real_swept_keys.begin(), real_swept_keys.end(), key) != real_swept_keys.end();
+}
+
+void set_id_parts(GridPoint& point, const std::string& kind) {
+    // Run::values() is the point's values with "seed" added last (an
+    // ordered_json keeps insertion order): its dump is the point's without
+    // the closing brace, the seed, and the brace.
+    std::string text = point.values.dump();
+    text.pop_back();
+    point.id_prefix = fnv1a64(kind + "\n" + text + (point.values.empty() ? "" : ",") + "\"seed\":");
+    point.id_suffix = "}";
+}
+
+std::uint64_t run_id(const GridPoint& point, std::uint64_t seed) {
+    return fnv1a64(point.id_suffix, fnv1a64(std::to_string(seed), point.id_prefix));
+}
+
+Json Run::values() const {
+    Json v = point->values;
+    v["seed"] = seed;
+    return v;
+}
+
+std::vector<std::pair<std::string, Json>> Run::swept() const {
+    auto out = point->swept;
+    if (seed_swept) out.emplace_back("seed", seed);
+    return out;
 }
 
 std::string Run::id_hex() const { return fmt::format("{:016x}", id); }
 
 std::string Run::label() const {
     std::string out;
-    for (const auto& [key, value] : swept) {
+    for (const auto& [key, value] : swept()) {
         std::string text = value.is_string() ? value.get<std::string>() : value.dump();
         // Only characters that are safe in a file name on every system.
         for (char& c : text)
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+') c = '_';
         out += (out.empty() ? "" : "_") + key + "=" + text;
     }
-    const bool seed_shown = std::any_of(swept.begin(), swept.end(), [](const auto& kv) { return kv.first == "seed"; });
-    return seed_shown ? out : out + (out.empty() ? "" : "_") + "seed=" + std::to_string(seed);
+    return seed_swept ? out : out + (out.empty() ? "" : "_") + "seed=" + std::to_string(seed);
 }
 
 const Json& Run::raw(const std::string& path) const {
-    if (!values.contains(path)) throw std::logic_error("run has no key '" + path + "' (missing from the schema?)");
-    return values[path];
+    const auto found = point->values.find(path);
+    if (found == point->values.end()) throw std::logic_error("run has no key '" + path + "' (missing from the schema?)");
+    return *found;
 }
 std::int64_t Run::integer(const std::string& path) const { return raw(path).get<std::int64_t>(); }
 double Run::number(const std::string& path) const { return raw(path).get<double>(); }
@@ -482,12 +516,15 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     // is not a run's value (copying it into every run was quadratic).
     Json per_run = resolved;
     per_run.erase("seeds");
-    // Each run holds its values as a JSON tree, about eight times their
-    // text: a plan that would not fit is refused before it is built.
-    double run_count = static_cast<double>(plan.seeds.size());
-    for (const auto& a : axes) run_count *= static_cast<double>(a.steps.size());
+    // Each point of the grid holds its values as a JSON tree, about eight
+    // times their text, and each run a few words: a plan that would not fit
+    // is refused before it is built.
+    double point_count = 1;
+    for (const auto& a : axes) point_count *= static_cast<double>(a.steps.size());
+    const double run_count = point_count * static_cast<double>(plan.seeds.size());
     if (run_count > 1e9) throw Error(fmt::format("{}: {:.0f} runs: more than the 10^9 one sweep may plan", source, run_count));
-    const double plan_bytes = run_count * (8.0 * static_cast<double>(per_run.dump().size()) + 1024.0);
+    const double plan_bytes = point_count * (8.0 * static_cast<double>(per_run.dump().size()) + 1024.0) +
+                              run_count * static_cast<double>(sizeof(Run));
     if (const double available = static_cast<double>(memory_available()); plan_bytes > 0.5 * available)
         throw Error(fmt::format("{}: {:.0f} runs: their plan alone needs about {:.2f} GiB, more than half of the {:.2f} GiB "
                                 "this machine (or its memory limit) leaves; sweep fewer runs at once",
@@ -495,25 +532,34 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     plan.runs.reserve(static_cast<std::size_t>(run_count));
     std::vector<std::size_t> counter(axes.size(), 0);
     for (;;) {
+        auto point = std::make_shared<GridPoint>();
+        point->index = plan.points.size();
+        point->values = per_run;
+        for (std::size_t a = 0; a < axes.size(); ++a)
+            for (std::size_t k = 0; k < axes[a].keys.size(); ++k) {
+                point->values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
+                point->swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
+            }
+        set_id_parts(*point, kind_name);
+        plan.points.push_back(point);
         for (std::uint64_t seed : plan.seeds) {
             Run run;
             run.index = plan.runs.size();
             run.seed = seed;
-            run.values = per_run;
-            for (std::size_t a = 0; a < axes.size(); ++a)
-                for (std::size_t k = 0; k < axes[a].keys.size(); ++k) {
-                    run.values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
-                    run.swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
-                }
-            run.values["seed"] = seed;
-            if (plan.seeds.size() > 1) run.swept.emplace_back("seed", seed);
-            run.id = fnv1a64(kind_name + "\n" + run.values.dump());
+            run.point = point;
+            run.seed_swept = plan.seeds.size() > 1;
+            run.id = run_id(*point, seed);
             plan.runs.push_back(std::move(run));
         }
         std::size_t a = axes.size();
         while (a > 0 && ++counter[a - 1] == axes[a - 1].steps.size()) counter[--a] = 0;
         if (a == 0) break;
     }
+    for (const auto& key : plan.swept_keys)
+        if (std::any_of(plan.points.begin(), plan.points.end(), [&](const auto& p) {
+                return p->values.contains(key) && p->values[key].is_number_float();
+            }))
+            plan.real_swept_keys.push_back(key);
 
     // The config as run: the file's keys after every override, flat, with the
     // seed list spelled out; running it again gives the same plan.
@@ -537,7 +583,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         const KeySpec* spec = schema.find(key);
         if (!spec) unknown_key(where, key, schema, kind_name);
         check_value(where, *spec, given);
-        return std::all_of(plan.runs.begin(), plan.runs.end(), [&](const Run& r) { return r.values.value(key, Json()) == given; });
+        return std::all_of(plan.points.begin(), plan.points.end(), [&](const auto& p) { return p->values.value(key, Json()) == given; });
     };
     if (root.contains("protocol")) {
         const Json& protocol = root["protocol"];

@@ -14,6 +14,7 @@
 //   "expect": [{"table", "where", "values", "given", "atol", "rtol", "source"}]
 //   "check":  {"rtol": 1e-9, "atol": 1e-12}  tolerance of `ffn-lab check`
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,17 +37,42 @@ struct Override {
 // JSON, else a string ("activation=relu"). Throws ffn::Error on a missing '='.
 Override parse_override(const std::string& text);
 
-// One point of the grid: the resolved values of every schema key (flat,
-// dotted paths), the seed, and the swept values that distinguish it.
+// One point of the grid: the resolved value of every schema key but the
+// seed (flat, dotted paths) and the swept values that distinguish it, in
+// grid order. Its runs, one per seed, share it: a plan of a million seeds
+// holds a handful of these, not a million copies.
+struct GridPoint {
+    std::size_t index = 0;  // in Plan::points
+    Json values = Json::object();
+    std::vector<std::pair<std::string, Json>> swept;
+    // The run id's hash over the kind and the values' text up to the
+    // seed, and the text after it: a run's id costs its seed's digits, not
+    // a serialisation (Run::id).
+    std::uint64_t id_prefix = 0;
+    std::string id_suffix;
+};
+
+// The two parts of a run's id that its point fixes (GridPoint::id_prefix,
+// id_suffix), for `kind`; and the id of the point's run with `seed`.
+void set_id_parts(GridPoint& point, const std::string& kind);
+std::uint64_t run_id(const GridPoint& point, std::uint64_t seed);
+
+// One run: a point of the grid and a seed.
 class Run {
 public:
     std::size_t index = 0;
     std::uint64_t seed = 0;
-    std::uint64_t id = 0;  // hash of the resolved values and the seed
-    Json values = Json::object();
-    std::vector<std::pair<std::string, Json>> swept;
-    std::string artifacts;  // folder for files a run writes; empty: none
+    // fnv1a64(kind + "\n" + values().dump()): a hash of the resolved values
+    // and the seed, computed from the point's prefix.
+    std::uint64_t id = 0;
+    std::shared_ptr<const GridPoint> point;
+    bool seed_swept = false;  // the plan runs several seeds: the seed names a run too
+    std::string artifacts;    // folder for files a run writes; empty: none
 
+    // Every resolved value with the seed: what identifies the run.
+    Json values() const;
+    // The swept values, in grid order, then ("seed", seed) when seeds vary.
+    std::vector<std::pair<std::string, Json>> swept() const;
     std::string id_hex() const;
     // The swept values and the seed as a file-name-safe label:
     // "model.width=16_seed=3".
@@ -68,7 +94,8 @@ struct Plan {
     std::string description;
     Json config;         // the config as run: the file's keys after every override
     std::vector<std::string> overrides;  // the --set texts, as given
-    std::vector<Run> runs;
+    std::vector<std::shared_ptr<const GridPoint>> points;  // in grid order
+    std::vector<Run> runs;  // in grid order, seeds innermost
     std::vector<std::string> swept_keys;  // in grid order; "seed" when seeds vary
     std::vector<std::uint64_t> seeds;
     std::vector<report::Expectation> expectations;
@@ -85,8 +112,17 @@ struct Plan {
     // The same for one run: its own resolved values, and the plan's seed
     // list (a multirun's rows are judged each by its own values).
     bool follows_protocol(const Run& run, const std::vector<std::string>& ignoring = {}) const;
-    // The protocol's keys on which that run differs, in the protocol's order.
-    std::vector<std::string> protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring = {}) const;
+    // Whether a swept key takes a non-integral number anywhere in the grid
+    // (its column is then real throughout).
+    bool swept_real(const std::string& key) const;
+    std::vector<std::string> real_swept_keys;
+    bool follows_protocol(const GridPoint& point, const std::vector<std::string>& ignoring = {}) const;
+    // The protocol's keys on which that run (or point) differs, in the
+    // protocol's order; "seeds" when the plan's seed list is not its.
+    std::vector<std::string> protocol_deviations_of(const GridPoint& point, const std::vector<std::string>& ignoring = {}) const;
+    std::vector<std::string> protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring = {}) const {
+        return protocol_deviations_of(*run.point, ignoring);
+    }
 };
 
 // A kind's keys, with those every kind takes (seeds, dtype), as a table:

@@ -39,7 +39,16 @@ std::string estimate_time(const Plan& plan, std::size_t threads) {
         std::vector<std::size_t> all;
         for (const std::size_t i : sample) {
             Run run = plan.runs[i];
-            run.values["steps"] = probe_steps;
+            // The run's point with fewer steps, one per sampled point.
+            if (probe.points.empty() || probe.points.back()->values != plan.runs[i].point->values) {
+                auto point = std::make_shared<GridPoint>(*plan.runs[i].point);
+                point->values["steps"] = probe_steps;
+                point->index = probe.points.size();
+                set_id_parts(*point, plan.kind->name);
+                probe.points.push_back(point);
+            }
+            run.point = probe.points.back();
+            run.id = run_id(*run.point, run.seed);
             run.index = probe.runs.size();
             all.push_back(run.index);
             probe.runs.push_back(std::move(run));

@@ -27,19 +27,12 @@ namespace {
 // A swept key's column: real when any run's value is, so that a sweep
 // written [0, 0.7] is one real column rather than an integer one that
 // cannot take 0.7.
-bool any_real(const Plan& plan, const std::string& key) {
-    for (const auto& run : plan.runs)
-        for (const auto& [k, v] : run.swept)
-            if (k == key && v.is_number_float()) return true;
-    return false;
-}
-
 report::Column column_for(const Plan& plan, const std::string& key, const Json& value) {
-    return {.name = key, .type = any_real(plan, key) ? report::ColumnType::real : report::column_type_of(value), .precision = 6};
+    return {.name = key, .type = plan.swept_real(key) ? report::ColumnType::real : report::column_type_of(value), .precision = 6};
 }
 
 report::Cell swept_cell(const Plan& plan, const std::string& key, const Json& value) {
-    if (value.is_number_integer() && any_real(plan, key)) return value.get<double>();
+    if (value.is_number_integer() && plan.swept_real(key)) return value.get<double>();
     return report::cell_of(value);
 }
 
@@ -57,7 +50,7 @@ std::string utc_now() {
 std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
     std::vector<report::Table> out;
     for (std::size_t r = 0; r < per_run.size(); ++r) {
-        const Run& run = plan.runs[r];
+        const auto swept = plan.runs[r].swept();
         for (auto& t : per_run[r]) {
             report::Table* joined = nullptr;
             for (auto& candidate : out)
@@ -66,17 +59,17 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
                 out.emplace_back(t.name());
                 joined = &out.back();
                 // Swept values lead, unless the run's table already shows them.
-                for (const auto& [key, value] : run.swept)
+                for (const auto& [key, value] : swept)
                     if (!t.find_column(key)) joined->add_column(column_for(plan, key, value));
                 for (const auto& c : t.columns()) joined->add_column(c);
                 // A row per run is named by the run's swept values (report::diff
                 // falls back to positions where they repeat).
-                for (const auto& [key, value] : run.swept)
+                for (const auto& [key, value] : swept)
                     if (joined->find_column(key)) joined->add_key(key);
             }
             for (const auto& row : t.rows()) {
                 std::vector<report::Cell> cells;
-                for (const auto& [key, value] : run.swept)
+                for (const auto& [key, value] : swept)
                     if (!t.find_column(key)) cells.push_back(swept_cell(plan, key, value));
                 cells.insert(cells.end(), row.begin(), row.end());
                 joined->add_row(std::move(cells));
@@ -87,17 +80,10 @@ std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::v
 }
 
 std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
-    // Keyed by the values without the seed, serialised: one lookup per run
-    // (comparing each run with every group was quadratic: 44 s at 20k runs).
-    std::vector<std::vector<std::size_t>> groups;
-    std::unordered_map<std::string, std::size_t> group_of;
-    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-        Json key = plan.runs[i].values;
-        key.erase("seed");
-        const auto [it, fresh] = group_of.emplace(key.dump(), groups.size());
-        if (fresh) groups.emplace_back();
-        groups[it->second].push_back(i);
-    }
+    // The runs of a point of the grid: its seeds.
+    std::vector<std::vector<std::size_t>> groups(plan.points.size());
+    for (const Run& run : plan.runs) groups[run.point->index].push_back(run.index);
+    std::erase_if(groups, [](const auto& g) { return g.empty(); });
     return groups;
 }
 
@@ -122,17 +108,15 @@ std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::ve
 
 void add_swept_columns(const Plan& plan, report::Table& table) {
     if (plan.runs.empty()) return;
-    for (const auto& [key, value] : plan.runs.front().swept)
-        if (key != "seed") {
-            table.add_column(column_for(plan, key, value));
-            table.add_key(key);
-        }
+    for (const auto& [key, value] : plan.runs.front().point->swept) {
+        table.add_column(column_for(plan, key, value));
+        table.add_key(key);
+    }
 }
 
 std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
     std::vector<report::Cell> cells;
-    for (const auto& [key, value] : plan.runs.at(run).swept)
-        if (key != "seed") cells.push_back(swept_cell(plan, key, value));
+    for (const auto& [key, value] : plan.runs.at(run).point->swept) cells.push_back(swept_cell(plan, key, value));
     return cells;
 }
 
@@ -143,10 +127,10 @@ std::string settings_key(const Plan& plan, std::size_t run, const std::vector<st
     };
     std::string key;
     if (resolved) {
-        for (const auto& item : r.values.items())
+        for (const auto& item : r.point->values.items())
             if (!left_out(item.key())) key += item.key() + "=" + item.value().dump() + "\n";
     } else {
-        for (const auto& [name, value] : r.swept)
+        for (const auto& [name, value] : r.point->swept)
             if (!left_out(name)) key += name + "=" + value.dump() + "\n";
     }
     return key;
@@ -156,8 +140,7 @@ void set_summary_after_swept(const Plan& plan, report::Table& table,
                              const std::vector<std::pair<std::string, std::string>>& rest) {
     std::vector<std::pair<std::string, std::string>> columns;
     if (!plan.runs.empty())
-        for (const auto& [key, value] : plan.runs.front().swept)
-            if (key != "seed") columns.emplace_back(key, "");
+        for (const auto& [key, value] : plan.runs.front().point->swept) columns.emplace_back(key, "");
     columns.insert(columns.end(), rest.begin(), rest.end());
     table.set_summary(columns);
 }
@@ -346,11 +329,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     // under the document's settings keep their verdict.
     const auto row_follows_protocol = [&](const report::Expectation&, const report::Table& t, std::size_t row) {
         if (plan.follows_protocol()) return true;
-        return std::all_of(plan.runs.begin(), plan.runs.end(), [&](const Run& run) {
-            for (const auto& [key, value] : run.swept)
-                if (key != "seed" && t.find_column(key) && !report::cells_agree(t.at(row, key), swept_cell(plan, key, value), {}))
+        return std::all_of(plan.points.begin(), plan.points.end(), [&](const auto& point) {
+            for (const auto& [key, value] : point->swept)
+                if (t.find_column(key) && !report::cells_agree(t.at(row, key), swept_cell(plan, key, value), {}))
                     return true;  // not behind this row
-            return plan.follows_protocol(run);
+            return plan.follows_protocol(*point);
         });
     };
     result.expect = report::apply_expectations(result.tables, plan.expectations, row_follows_protocol);
@@ -371,11 +354,14 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["runs_computed"] = plan.runs.size() - reused_count;
     m["runs_reused"] = reused_count;  // from the run cache (runner/run_cache.h)
     m["runs_not_cached"] = not_cached.load();
-    // Every run's resolved values (defaults filled in, sweep applied), so a
-    // single run can be reproduced from the manifest alone.
-    Json runs = Json::array();
-    for (const auto& r : plan.runs) runs.push_back({{"id", r.id_hex()}, {"values", r.values}});
-    m["resolved_runs"] = runs;
+    // Every point's resolved values (defaults filled in, sweep applied) and
+    // the seeds: each run is a point and a seed (run ids hash the two), so
+    // a single run can be reproduced from the manifest alone, which stays
+    // as small as the grid however many seeds it has.
+    Json points = Json::array();
+    for (const auto& p : plan.points) points.push_back(p->values);
+    m["resolved_points"] = points;
+    m["seeds"] = plan.seeds;
     m["started_utc"] = started;
     m["wall_seconds"] = wall;
     return result;

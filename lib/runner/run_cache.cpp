@@ -68,12 +68,13 @@ RunCache::RunCache(std::string folder, std::vector<std::string> read_also)
     : folder_(std::move(folder)), read_also_(std::move(read_also)) {}
 
 std::string RunCache::key(const std::string& kind, const Run& run) const {
-    std::uint64_t h = fnv1a64(fmt::format("{}\n{}\n{}", build_identity(), kind, run.values.dump()));
+    const Json values = run.values();
+    std::uint64_t h = fnv1a64(fmt::format("{}\n{}\n{}", build_identity(), kind, values.dump()));
     // A loaded model is part of the input: the same path with other bytes
     // is another run. (A file that cannot be read fails the run anyway.)
-    if (run.values.contains("weights") && run.values["weights"].is_string() && !run.values["weights"].get<std::string>().empty()) {
+    if (values.contains("weights") && values["weights"].is_string() && !values["weights"].get<std::string>().empty()) {
         try {
-            h = hash_combine(h, io::hash_file(run.values["weights"].get<std::string>()));
+            h = hash_combine(h, io::hash_file(values["weights"].get<std::string>()));
         } catch (const Error&) {
         }
     }
@@ -94,7 +95,7 @@ std::optional<std::vector<report::Table>> RunCache::load_from(const std::string&
     if (!fs::is_regular_file(path, ec)) return std::nullopt;
     try {
         const Json doc = Json::parse(io::read_file(path));
-        if (doc.value("format", -1) != kResultFormat || doc.value("experiment", "") != kind || doc.value("values", Json()) != run.values ||
+        if (doc.value("format", -1) != kResultFormat || doc.value("experiment", "") != kind || doc.value("values", Json()) != run.values() ||
             !doc.contains("tables") || !doc["tables"].is_array() || doc["tables"].empty() ||
             doc.value("tables_hash", "") != fmt::format("{:016x}", fnv1a64(doc["tables"].dump())))
             return std::nullopt;
@@ -116,7 +117,7 @@ bool RunCache::store(const std::string& key, const std::string& kind, const Run&
     doc["format"] = kResultFormat;
     doc["experiment"] = kind;
     doc["run_id"] = run.id_hex();
-    doc["values"] = run.values;
+    doc["values"] = run.values();
     doc["tables"] = Json::array();
     for (const auto& t : tables) doc["tables"].push_back(encode(t));
     doc["tables_hash"] = fmt::format("{:016x}", fnv1a64(doc["tables"].dump()));  // an edit that still parses is no entry

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "runner/config.h"
 #include "support.h"
 #include "toy_kind.h"
@@ -108,6 +109,23 @@ TEST_CASE("sweep expands as a cartesian product first key slowest seeds innermos
     // Run ids differ for every resolved config and are stable.
     CHECK(p.runs[0].id != p.runs[1].id);
     CHECK(p.runs[0].id == plan(R"({"experiment": "toy", "lr": 1, "model": {"width": 2}, "seeds": [7]})").runs[0].id);
+}
+
+// A run is a point of the grid and a seed; its id is the hash of the kind
+// and its whole resolved values, taken from the point's precomputed part.
+TEST_CASE("runs share their grid point, and each id is the hash of the kind and the run's values") {
+    const Plan p = plan(R"({"experiment": "toy", "lr": 1, "seeds": [0, 7, 12345678901],
+                            "zip": {"model.width": [1, 2], "lr": [0.1, 0.2]}, "sweep": {"model.activation": ["relu", "gelu"]}})");
+    REQUIRE(p.runs.size() == 12);
+    REQUIRE(p.points.size() == 4);
+    for (const Run& r : p.runs) {
+        CHECK(r.point == p.points[r.index / 3]);
+        CHECK(r.id == ffn::fnv1a64("toy\n" + r.values().dump()));
+        CHECK(r.values()["seed"] == r.seed);
+        CHECK(r.swept().back() == std::pair<std::string, Json>{"seed", r.seed});
+    }
+    // Plan memory grows with the points, not with copies of them per seed.
+    CHECK(sizeof(Run) <= 96);
 }
 
 TEST_CASE("zip pairs its lists into one axis outside the sweep") {
