@@ -237,13 +237,21 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     std::vector<bool> reused(plan.runs.size(), false), wanted(plan.runs.size(), !options.only);
     if (options.only)
         for (const std::size_t i : *options.only) wanted.at(i) = true;
-    if (!options.fresh && options.artifacts.empty())
-        for (std::size_t i = 0; i < plan.runs.size(); ++i)
-            if (wanted[i])
-                if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
-                    per_run[i] = std::move(*tables);
-                    reused[i] = true;
-                }
+    if (!options.fresh && options.artifacts.empty() && cache.enabled()) {
+        // Read and authenticate the entries on the pool: a million of them
+        // are a million small reads.
+        constexpr std::size_t kChunk = 256;
+        std::vector<char> found(plan.runs.size(), 0);
+        pool.parallel_for((plan.runs.size() + kChunk - 1) / kChunk, [&](std::size_t c) {
+            for (std::size_t i = c * kChunk; i < std::min(plan.runs.size(), (c + 1) * kChunk); ++i)
+                if (wanted[i])
+                    if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
+                        per_run[i] = std::move(*tables);
+                        found[i] = 1;
+                    }
+        });
+        for (std::size_t i = 0; i < plan.runs.size(); ++i) reused[i] = found[i] != 0;
+    }
     std::size_t reused_count = 0, wanted_count = 0;
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
         reused_count += wanted[i] && reused[i] ? 1 : 0;
@@ -254,8 +262,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         std::vector<std::string> missing;
         for (std::size_t i = 0; i < plan.runs.size() && missing.size() < 3; ++i)
             if (!reused[i]) missing.push_back("run " + std::to_string(i + 1) + " (" + plan.runs[i].label() + ", id " + plan.runs[i].id_hex() + ")");
-        throw Error(fmt::format("{}: {} of {} runs are in none of the shards, e.g. {}", plan.source, wanted_count - reused_count,
-                                wanted_count, fmt::join(missing, "; ")));
+        const std::string forged =
+            cache.rejected() ? fmt::format(" ({} found but failing authentication: written under another key, or edited)", cache.rejected())
+                             : "";
+        throw Error(fmt::format("{}: {} of {} runs are in none of the shards{}, e.g. {}", plan.source, wanted_count - reused_count,
+                                wanted_count, forged, fmt::join(missing, "; ")));
     }
     std::mutex progress_mutex;
     std::size_t done = reused_count;
@@ -313,6 +324,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         m["runs"] = wanted_count;
         m["runs_computed"] = wanted_count - reused_count;
         m["runs_reused"] = reused_count;
+        m["runs_rejected"] = cache.rejected();
         m["runs_not_cached"] = not_cached.load();
         m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
@@ -353,6 +365,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["runs"] = plan.runs.size();
     m["runs_computed"] = plan.runs.size() - reused_count;
     m["runs_reused"] = reused_count;  // from the run cache (runner/run_cache.h)
+    m["runs_rejected"] = cache.rejected();  // entries found but not authentic: computed again
     m["runs_not_cached"] = not_cached.load();
     // Every point's resolved values (defaults filled in, sweep applied) and
     // the seeds: each run is a point and a seed (run ids hash the two), so

@@ -15,7 +15,7 @@ for i in 1 2 3; do
 done
 total=0
 for i in 1 2 3; do  # each computed its part and nothing more: 50 runs in all
-    n=$(ls "$work/shard$i/runs" | grep -c '\.json$')
+    n=$(cat "$work/shard$i/runs"/seg-*.ffnruns | grep -c '^E ')
     computed=$(sed -n 's/.*"runs_computed": \([0-9]*\).*/\1/p' "$work/shard$i/shard.json")
     [ "$n" = "$computed" ] || { echo "shard $i/3 holds $n runs but computed $computed"; exit 1; }
     total=$((total + n))
@@ -47,6 +47,12 @@ rm -r "$work/parts/2"
 refused "--shards-in with a part missing" "shard 2/3 missing" merge --shards-in "$work/parts" -q
 refused "--shards-in of no folder" "--shards-in $work/nowhere: no such folder" merge --shards-in "$work/nowhere" -q
 refused "merge with no shards" "name the shard folders, or give --shards-in DIR" merge -q
-rm "$work/shard2/runs/$(ls "$work/shard2/runs" | head -n 1)"
+# A run's line edited (its numbers forged, its MAC left): refused, as
+# failing authentication, not merged into the tables.
+cp -r "$work/shard3" "$work/forged3"
+sed -i '0,/^E /s/^\(E [0-9a-f]* [0-9a-f]* {"x":"width_sweep","r":"[0-9a-f]*","t":\[\["[0-9a-f]*",\[\[\)[0-9]/\19/' "$work/forged3/runs"/seg-*.ffnruns
+cmp -s "$work/shard3/runs"/seg-*.ffnruns "$work/forged3/runs"/seg-*.ffnruns && { echo "the forging sed changed nothing"; exit 1; }
+refused "a shard with a forged run" "1 of 50 runs are in none of the shards (1 found but failing authentication" merge "$work/shard1" "$work/shard2" "$work/forged3" -q
+sed -i '0,/^E /{/^E /d}' "$work/shard2/runs"/seg-*.ffnruns
 refused "a shard that lost a run" "1 of 50 runs are in none of the shards" merge "$work/shard1" "$work/shard2" "$work/shard3" -q
-echo "shards: 3 shards merged into the single run's tables, listed or --shards-in; missing, repeated, foreign and incomplete shards refused"
+echo "shards: 3 shards merged into the single run's tables, listed or --shards-in; missing, repeated, foreign, forged and incomplete shards refused"

@@ -2,9 +2,10 @@
 // write those folders can change: an --out folder's manifest.json (judged
 // by runner::check_output_folder before a set replaces the folder), a
 // shard's shard.json (runner::read_shard_record, as merge reads it) and a
-// run-cache entry (RunCache::load, as a resumed sweep reads it). The input's
-// first line names the file ("manifest", "shard" or "entry"); the rest is
-// its text.
+// run-cache segment (RunCache::load, as a resumed sweep reads it). The
+// input's first line names the file ("manifest", "shard" or "entry"); the
+// rest is its text, where an entry's KEY stands for the key of the run it
+// is read for (so that mutations reach the entry's parser and its MAC).
 #include <filesystem>
 #include <string>
 
@@ -50,9 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             ffn::runner::plan_from_shards({folder.string()}, ffn::experiments::all_kinds(), caches);
         } else if (which == "entry") {
             const auto& plan = tiny_plan();
+            std::string segment(text);
+            const std::string key = ffn::runner::RunCache((folder / "runs").string()).key(plan.kind->name, plan.runs.front());
+            for (auto at = segment.find("KEY"); at != std::string::npos; at = segment.find("KEY", at + key.size()))
+                segment.replace(at, 3, key);
+            ffn::io::write_file_atomically((folder / "runs" / "seg-0000000000000000.ffnruns").string(), segment);
             const ffn::runner::RunCache cache((folder / "runs").string());
-            const std::string key = cache.key(plan.kind->name, plan.runs.front());
-            ffn::io::write_file_atomically((folder / "runs" / (key + ".json")).string(), std::string(text));
             cache.load(plan.kind->name, plan.runs.front());
         }
     });

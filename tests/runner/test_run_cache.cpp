@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -65,30 +66,149 @@ TEST_CASE("RunCache: tables come back bit for bit, NaN and infinities included")
     CHECK(ffn::report::results_document("toy", {u}, nullptr) == ffn::report::results_document("toy", {t}, nullptr));
 }
 
-TEST_CASE("RunCache: another run, another kind or a damaged file finds no entry") {
+namespace {
+
+ffn::report::Table one_number(double x) {
+    ffn::report::Table t("result");
+    t.add_column("x", ffn::report::ColumnType::real);
+    t.add_row({x});
+    return t;
+}
+
+// The folder's segment files (the store keeps a few, never one per run).
+std::vector<fs::path> segments(const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (is_entry_name(e.path().filename().string())) out.push_back(e.path());
+    return out;
+}
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_all(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
+
+// Runs the body with the cache's secret at `key_file`, restoring the
+// environment however the body ends.
+struct KeyFile {
+    explicit KeyFile(const fs::path& path) : before_(std::getenv("FFNLAB_CACHE_KEY") ? std::getenv("FFNLAB_CACHE_KEY") : "") {
+        ::setenv("FFNLAB_CACHE_KEY", path.c_str(), 1);
+    }
+    ~KeyFile() {
+        if (before_.empty()) ::unsetenv("FFNLAB_CACHE_KEY");
+        else ::setenv("FFNLAB_CACHE_KEY", before_.c_str(), 1);
+    }
+    std::string before_;
+};
+
+}  // namespace
+
+TEST_CASE("RunCache: another run, another kind or a damaged line finds no entry") {
     const Plan plan = toy_plan(R"({"experiment": "toy", "lr": 1, "seeds": [0, 1]})");
     const Plan other_lr = toy_plan(R"({"experiment": "toy", "lr": 2, "seeds": [0, 1]})");
     const fs::path dir = fresh_folder("ffnlab_run_cache_keys");
+    {
+        const RunCache cache(dir.string());
+        REQUIRE(cache.store(cache.key("toy", plan.runs[0]), "toy", plan.runs[0], {one_number(1.5)}));
+        REQUIRE(cache.store(cache.key("toy", other_lr.runs[0]), "toy", other_lr.runs[0], {one_number(2.5)}));
+        CHECK(cache.key("toy", plan.runs[0]) != cache.key("toy", other_lr.runs[0]));
+    }
     const RunCache cache(dir.string());
-    ffn::report::Table t("result");
-    t.add_column("x", ffn::report::ColumnType::real);
-    t.add_row({1.5});
-    REQUIRE(cache.store(cache.key("toy", plan.runs[0]), "toy", plan.runs[0], {t}));
+    CHECK(cache.entries() == 2);
     CHECK(cache.load("toy", plan.runs[0]));
-    CHECK_FALSE(cache.load("toy", plan.runs[1]));      // another seed
-    CHECK_FALSE(cache.load("toy", other_lr.runs[0]));  // another value
-    CHECK_FALSE(cache.load("other", plan.runs[0]));    // another kind
-    CHECK(cache.key("toy", plan.runs[0]) != cache.key("toy", other_lr.runs[0]));
-    // A file cut short by a crash of the disk (write_file_atomically never
-    // leaves one) is no entry: the run is computed again.
-    const fs::path entry = dir / (cache.key("toy", plan.runs[0]) + ".json");
-    std::ofstream(entry) << "{\"format\": 1, \"experi";
-    CHECK_FALSE(cache.load("toy", plan.runs[0]));
-    // An entry whose values are not the run's (a hash collision, or a file
-    // copied in by hand) is no entry either.
-    REQUIRE(cache.store(cache.key("toy", other_lr.runs[0]), "toy", other_lr.runs[0], {t}));
-    fs::copy_file(dir / (cache.key("toy", other_lr.runs[0]) + ".json"), entry, fs::copy_options::overwrite_existing);
-    CHECK_FALSE(cache.load("toy", plan.runs[0]));
+    CHECK_FALSE(cache.load("toy", plan.runs[1]));    // another seed
+    CHECK_FALSE(cache.load("other", plan.runs[0]));  // another kind
+    CHECK(cache.rejected() == 0);
+    REQUIRE(segments(dir).size() == 1);
+    // A kill mid-write leaves a torn last line: the entries before it hold.
+    const fs::path seg = segments(dir).front();
+    const std::string text = read_all(seg);
+    write_all(seg, text.substr(0, text.size() - 7));
+    const RunCache torn(dir.string());
+    CHECK(torn.load("toy", plan.runs[0]));
+    CHECK_FALSE(torn.load("toy", other_lr.runs[0]));
+    CHECK(torn.rejected() == 0);
+}
+
+// The cache's trust model: an entry is used only when its HMAC, under the
+// user's secret, covers its key, its tables and their schemas.
+TEST_CASE("RunCache: an edited entry, another run's entry under this key, or another user's entry is rejected") {
+    const Plan plan = toy_plan(R"({"experiment": "toy", "lr": 1, "seeds": [0, 1]})");
+    const fs::path dir = fresh_folder("ffnlab_run_cache_forged");
+    const KeyFile secret(fresh_folder("ffnlab_run_cache_forged_key"));
+    std::string key0, key1;
+    {
+        const RunCache cache(dir.string());
+        key0 = cache.key("toy", plan.runs[0]);
+        key1 = cache.key("toy", plan.runs[1]);
+        REQUIRE(cache.store(key0, "toy", plan.runs[0], {one_number(1.5)}));
+        REQUIRE(cache.store(key1, "toy", plan.runs[1], {one_number(2.5)}));
+    }
+    const fs::path seg = segments(dir).front();
+    const std::string original = read_all(seg);
+    // The number edited, the MAC left: rejected, and counted.
+    std::string edited = original;
+    edited.replace(edited.find("1.5"), 3, "9.5");
+    write_all(seg, edited);
+    {
+        const RunCache cache(dir.string());
+        CHECK_FALSE(cache.load("toy", plan.runs[0]));
+        CHECK(cache.rejected() == 1);
+        CHECK(cache.load("toy", plan.runs[1]));  // the other entry is intact
+    }
+    // Run 1's line filed under run 0's key (its MAC covers its own key).
+    std::string swapped = original;
+    const std::size_t line0 = swapped.find("E " + key0), line1 = swapped.find("E " + key1);
+    swapped.replace(line1 + 2, 16, key0);
+    swapped.erase(line0, swapped.find('\n', line0) - line0 + 1);
+    write_all(seg, swapped);
+    {
+        const RunCache cache(dir.string());
+        CHECK_FALSE(cache.load("toy", plan.runs[0]));
+        CHECK(cache.rejected() == 1);
+    }
+    // Intact entries under another user's secret: rejected.
+    write_all(seg, original);
+    {
+        const KeyFile other(fresh_folder("ffnlab_run_cache_other_key"));
+        const RunCache cache(dir.string());
+        CHECK_FALSE(cache.load("toy", plan.runs[0]));
+        CHECK(cache.rejected() == 1);
+    }
+    const RunCache cache(dir.string());
+    CHECK(cache.load("toy", plan.runs[0]));
+    CHECK(cache.rejected() == 0);
+}
+
+TEST_CASE("RunCache: the secret is made once with mode 0600, and one others can read is refused") {
+    const fs::path key = fresh_folder("ffnlab_run_cache_mode") / "cache-key";
+    const KeyFile secret(key);
+    { const RunCache cache(fresh_folder("ffnlab_run_cache_mode_dir").string()); }
+    REQUIRE(fs::exists(key));
+    CHECK(fs::file_size(key) == 32);
+    CHECK((fs::status(key).permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
+    fs::permissions(key, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
+    CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_mode_dir").string()), doctest::Contains("readable by others (mode 644)"));
+}
+
+TEST_CASE("execute with a cache: a forged entry is computed again and the manifest counts it") {
+    const Plan plan = toy_plan(R"({"experiment": "toy", "lr": 1, "seeds": [0, 1, 2]})");
+    const std::string dir = fresh_folder("ffnlab_run_cache_execute_forged").string();
+    const auto first = execute(plan, {.threads = 1, .cache = dir});
+    const fs::path seg = segments(dir).front();
+    std::string text = read_all(seg);
+    // One entry's MAC damaged: its first hex digit changed.
+    const std::size_t mac = text.find("E ") + 19;
+    text[mac] = text[mac] == '0' ? '1' : '0';
+    write_all(seg, text);
+    const auto second = execute(plan, {.threads = 1, .cache = dir});
+    CHECK(second.manifest["runs_rejected"] == 1);
+    CHECK(second.manifest["runs_reused"] == 2);
+    CHECK(second.manifest["runs_computed"] == 1);
+    const auto dump = [](const SweepResult& r) { return ffn::report::results_document("toy", r.tables, nullptr).dump(); };
+    CHECK(dump(first) == dump(second));
 }
 
 TEST_CASE("execute with a cache: a second run reuses every run and gives the same tables") {
