@@ -48,6 +48,14 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     w->add_option("--torch", o.sweep.python, "Python with torch for the same-run PyTorch figure");
     w->add_flag("--no-torch", o.no_torch, "No PyTorch figure");
     w->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
+
+    auto* s = o.scale_cmd = cmd->add_subcommand(
+        "scale", "Wall time, peak memory, per-run overhead and cache bytes per run of sweeps of many runs");
+    s->add_option("-c,--config", o.scale.config, "A tiny config whose seeds are widened (default: configs/smoke/width_small.json)");
+    s->add_option("--runs", o.scale.runs, "Run counts to measure (default: 10000 100000 1000000)")->check(CLI::Range(1, 100000000));
+    s->add_option("--steps", o.scale.steps, "Training steps per run of the timed sweeps")->check(CLI::Range(0L, 100000000L));
+    s->add_option("--threads", o.scale.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    s->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
     return cmd;
 }
 
@@ -56,7 +64,7 @@ namespace {
 }  // namespace
 
 int run_bench(const BenchOptions& o, char** argv) {
-    const bool uses_openblas = o.gemm_cmd->parsed() || !o.no_torch;  // itself, or through PyTorch
+    const bool uses_openblas = o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed());  // itself, or through PyTorch
     const std::string core = uses_openblas ? bench::openblas_core_to_force(isa_name(supported_isas().back())) : "";
     if (!core.empty()) {
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
@@ -71,6 +79,12 @@ int run_bench(const BenchOptions& o, char** argv) {
     bench::SweepBenchOptions sweep = o.sweep;
     if (o.no_torch) train.python = sweep.python = "";
     std::string torch_about;
+    if (o.scale_cmd->parsed()) {
+        const report::Table t = bench::bench_scale(o.scale, experiments::all_kinds());
+        if (o.json) std::cout << report::to_json(t)["rows"].dump(1) << "\n";
+        else std::cout << "## " << t.name() << "\n\n" << report::to_markdown(t);
+        return 0;
+    }
     const auto tables = gemm                      ? bench::bench_gemm(o.gemm)
                         : o.train_cmd->parsed()   ? bench::bench_train(train, &torch_about)
                                                   : std::vector<report::Table>{bench::bench_sweep(runner::make_plan(runner::load_config(sweep.config, bundled_configs()), sweep.config, {}, experiments::all_kinds()), sweep, &torch_about)};

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench/gemm_bench.h"
+#include "bench/scale_bench.h"
 #include "bench/sweep_bench.h"
 #include "bench/train_bench.h"
 
@@ -13,11 +14,13 @@ struct BenchOptions {
     bench::GemmBenchOptions gemm;
     bench::TrainBenchOptions train;
     bench::SweepBenchOptions sweep;
+    bench::ScaleBenchOptions scale;
     bool json = false;
     bool no_torch = false;
     CLI::App* gemm_cmd = nullptr;
     CLI::App* train_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
+    CLI::App* scale_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);

@@ -36,16 +36,18 @@ int print_results(const runner::Plan& plan, const runner::SweepResult& result, c
     // would need separators no CSV reader knows.
     if (format == "csv" && shown.tables.size() > 1) {
         std::string names;
-        for (const auto& t : shown.tables) names += (names.empty() ? "" : ", ") + t.name();
+        for (const auto* t : shown.tables) names += (names.empty() ? "" : ", ") + t->name();
         throw Error(fmt::format("--format csv: experiment '{}' has {} tables ({}); name one with --table (--out writes them all)",
                                 plan.kind->name, shown.tables.size(), names));
     }
     if (format == "json" && !terminal) {
-        std::cout << report::results_document(plan.kind->name, shown.tables, result.manifest).dump(2) << "\n";
+        std::vector<report::Table> tables;
+        for (const auto* t : shown.tables) tables.push_back(*t);
+        std::cout << report::results_document(plan.kind->name, tables, result.manifest).dump(2) << "\n";
     } else {
         const report::TerminalView view{terminal_width(), d.wide, {}};
         for (std::size_t i = 0; i < shown.tables.size(); ++i) {
-            const auto& t = shown.tables[i];
+            const auto& t = *shown.tables[i];
             if (format == "csv") {
                 std::cout << to_csv(t);
                 continue;

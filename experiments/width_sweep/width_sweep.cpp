@@ -151,35 +151,21 @@ std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const Fit
 // float64 from the weights, as a cross-check of the weight count.
 int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
     const double dx = (hi - lo) / static_cast<double>(points - 1);
-    // A thread's buffers, kept from run to run: three fresh 320 KB arrays a
-    // run were a page fault per 4 KB.
-    thread_local std::vector<double> y, h, xs;
-    y.assign(points, f.c);
-    h.resize(points);
-    xs.resize(points);
     double scale = 0;
     for (std::size_t j = 0; j < f.w.size(); ++j) scale = std::max(scale, std::fabs(f.w[j] * f.v[j]));
-    // f.at(x) at every point, a unit at a time over all points (the same
-    // operations in the same order per point, in vector loops).
-    for (std::size_t k = 0; k < points; ++k) xs[k] = lo + dx * static_cast<double>(k);
-    const std::size_t m = f.w.size();
+    // f.at(x) at every point (the same operations in the same order per
+    // point, in vector loops): a ReLU net through the analysis layer's
+    // grid kernel; another, a unit at a time through the activation layer.
+    // The buffers are the thread's, kept from run to run (fresh 320 KB
+    // arrays were a page fault per 4 KB).
+    thread_local std::vector<double> y, h;
     if (f.activation == nn::Activation::relu) {
-        // Four units per pass over the points (each point's sum still takes
-        // its units in order), so that y streams through memory a quarter
-        // as often.
-        const auto ramp = [&](std::size_t j, double x) {
-            const double z = f.w[j] * x + f.b[j];
-            return f.v[j] * (z > 0 ? z : 0.0);
-        };
-        std::size_t j = 0;
-        for (; j + 4 <= m; j += 4)
-            for (std::size_t k = 0; k < points; ++k)
-                y[k] = (((y[k] + ramp(j, xs[k])) + ramp(j + 1, xs[k])) + ramp(j + 2, xs[k])) + ramp(j + 3, xs[k]);
-        for (; j < m; ++j)
-            for (std::size_t k = 0; k < points; ++k) y[k] += ramp(j, xs[k]);
+        analysis::relu_net_on_grid(f.w, f.b, f.v, f.c, lo, dx, points, y);
     } else {
-        for (std::size_t j = 0; j < m; ++j) {
-            for (std::size_t k = 0; k < points; ++k) h[k] = f.w[j] * xs[k] + f.b[j];
+        y.assign(points, f.c);
+        h.resize(points);
+        for (std::size_t j = 0; j < f.w.size(); ++j) {
+            for (std::size_t k = 0; k < points; ++k) h[k] = f.w[j] * (lo + dx * static_cast<double>(k)) + f.b[j];
             nn::activate_inplace(f.activation, std::span(h));
             for (std::size_t k = 0; k < points; ++k) y[k] += f.v[j] * h[k];
         }

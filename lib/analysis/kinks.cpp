@@ -6,6 +6,8 @@
 #include <set>
 
 #include "analysis/jacobian.h"
+#include "analysis/kernels/grid_kernels.h"
+#include "core/isa.h"
 #include "core/error.h"
 #include <xtensor/xmath.hpp>
 
@@ -20,20 +22,22 @@ int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, dou
     return n;
 }
 
+namespace {
+// The registry's row for the dense-grid loops.
+const PerIsa<kernels::GridFamily>& grid_builds() {
+    static const PerIsa<kernels::GridFamily> table{{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()}};
+    return table;
+}
+}  // namespace
+
 int slope_changes(const std::vector<double>& y, double dx, double tolerance) {
-    if (y.size() < 3) return 0;
-    // Each slope once, in a loop that vectorises; then the changes.
-    thread_local std::vector<double> slope;
-    slope.resize(y.size() - 1);
-    for (std::size_t k = 1; k < y.size(); ++k) slope[k - 1] = (y[k] - y[k - 1]) / dx;
-    int n = 0;
-    bool in_change = false;
-    for (std::size_t k = 1; k < slope.size(); ++k) {
-        const bool change = std::fabs(slope[k] - slope[k - 1]) > tolerance;
-        n += change && !in_change;
-        in_change = change;
-    }
-    return n;
+    return grid_builds().active().slope_changes(y.data(), y.size(), dx, tolerance);
+}
+
+void relu_net_on_grid(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v, double c,
+                      double lo, double dx, std::size_t points, std::vector<double>& y) {
+    y.resize(points);
+    grid_builds().active().relu_net(w.data(), b.data(), v.data(), w.size(), c, lo, dx, points, y.data());
 }
 
 double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vector<double>& y, int pieces) {

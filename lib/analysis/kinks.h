@@ -25,6 +25,12 @@ int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, dou
 // most the weight count.
 int slope_changes(const std::vector<double>& y, double dx, double tolerance);
 
+// y_k = c + sum_j v_j relu(w_j x_k + b_j) at x_k = lo + k dx, k < points:
+// a 1-m-1 ReLU net on a dense grid, each point's units in order, in
+// float64 (y is resized).
+void relu_net_on_grid(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v, double c,
+                      double lo, double dx, std::size_t points, std::vector<double>& y);
+
 // The smallest root-mean-square error over the samples (x sorted) of any
 // function made of `pieces` linear pieces, not required to join: the exact
 // optimum by dynamic programming over where the pieces break. A continuous

@@ -56,7 +56,12 @@ Selected select_tables(const std::vector<Table>& tables, const Selection& s, con
     Selected out;
     for (const Table* t : picked) {
         const bool held_back = t->long_form() && s.tables.empty() && !s.everything;
-        out.tables.push_back(s.columns.empty() ? *t : only_columns(*t, s.columns));
+        if (s.columns.empty() || held_back) {
+            out.tables.push_back(t);
+        } else {
+            out.cut.push_back(std::make_unique<Table>(only_columns(*t, s.columns)));
+            out.tables.push_back(out.cut.back().get());
+        }
         out.instead.push_back(held_back ? fmt::format("{} rows, one per run or logged step: --table {} prints them, --out "
                                                       "writes them",
                                                       t->row_count(), t->name())

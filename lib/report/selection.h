@@ -12,6 +12,7 @@
 //   named columns it has, and a table none of whose own columns is named
 //   (its key columns aside, such as a runs table's model.width) is left
 //   out. A name no table has is refused with a did-you-mean.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,14 @@ struct Selection {
 };
 
 struct Selected {
-    std::vector<Table> tables;
+    // The tables to print, in order: the caller's own where no column is
+    // cut (a sweep's per-run table is not copied to be held back), else a
+    // cut copy held in `cut`. Valid while the caller's tables are.
+    std::vector<const Table*> tables;
     // For each entry of `tables`, a line to print instead of its rows
     // ("500 rows, one per run...: --table runs prints them"), or "".
     std::vector<std::string> instead;
+    std::vector<std::unique_ptr<Table>> cut;
 };
 
 // `kind` names the experiment in error messages. Throws ffn::Error.

@@ -14,19 +14,29 @@ std::optional<double> as_number(const Cell& c) {
     return std::nullopt;
 }
 
+std::vector<Column>& Table::own_columns() {
+    if (columns_.use_count() > 1) columns_ = std::make_shared<std::vector<Column>>(*columns_);
+    return *columns_;
+}
+
+void Table::share_columns_with(const Table& other) {
+    if (columns_ != other.columns_ && *columns_ == *other.columns_) columns_ = other.columns_;
+}
+
 Table& Table::add_column(std::string name, ColumnType type, int precision, bool is_volatile) {
     return add_column(Column{.name = std::move(name), .type = type, .precision = precision, .volatile_ = is_volatile});
 }
 
 Table& Table::add_column(Column column) {
-    insert_column(columns_.size(), std::move(column));
+    insert_column(columns_->size(), std::move(column));
     return *this;
 }
 
 void Table::insert_column(std::size_t position, Column column) {
     if (find_column(column.name))
         throw std::logic_error("table '" + name_ + "': duplicate column '" + column.name + "'");
-    columns_.insert(columns_.begin() + static_cast<std::ptrdiff_t>(position), std::move(column));
+    auto& columns = own_columns();
+    columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(position), std::move(column));
     for (auto& row : rows_) {
         // Rebuilt rather than vector::insert, which trips GCC 12's
         // -Wmaybe-uninitialized false positive on std::variant.
@@ -60,15 +70,15 @@ Cell Table::checked(const Column& column, Cell value) const {
 }
 
 void Table::add_row(std::vector<Cell> cells) {
-    if (cells.size() != columns_.size())
+    if (cells.size() != columns_->size())
         throw std::logic_error("table '" + name_ + "': row has " + std::to_string(cells.size()) +
-                               " cells, table has " + std::to_string(columns_.size()) + " columns");
-    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = checked(columns_[i], std::move(cells[i]));
+                               " cells, table has " + std::to_string(columns_->size()) + " columns");
+    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = checked((*columns_)[i], std::move(cells[i]));
     rows_.push_back(std::move(cells));
 }
 
 void Table::set(std::size_t row, std::size_t column, Cell value) {
-    rows_.at(row).at(column) = checked(columns_.at(column), std::move(value));
+    rows_.at(row).at(column) = checked(columns_->at(column), std::move(value));
 }
 
 std::vector<std::size_t> Table::summary() const {
@@ -83,7 +93,7 @@ void Table::set_summary(const std::vector<std::pair<std::string, std::string>>& 
         const auto i = find_column(name);
         if (!i) continue;
         if (std::find(summary_.begin(), summary_.end(), name) == summary_.end()) summary_.push_back(name);
-        columns_[*i].label = label;
+        own_columns()[*i].label = label;
     }
 }
 
@@ -116,8 +126,8 @@ Table only_columns(const Table& t, const std::vector<std::string>& names) {
 }
 
 std::optional<std::size_t> Table::find_column(const std::string& name) const {
-    for (std::size_t i = 0; i < columns_.size(); ++i)
-        if (columns_[i].name == name) return i;
+    for (std::size_t i = 0; i < columns_->size(); ++i)
+        if ((*columns_)[i].name == name) return i;
     return std::nullopt;
 }
 

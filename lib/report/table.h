@@ -3,6 +3,7 @@
 // has typed, named columns, each with a display precision; cells may be null
 // (a value that does not exist, e.g. a diverged run; a status column says why).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@ struct Column {
     int precision = 6;       // significant digits in markdown; JSON/CSV keep all
     bool volatile_ = false;  // timings and the like: shown, never diffed
     std::string label;  // the terminal view's header (report/terminal.h); the name when empty
+    bool operator==(const Column&) const = default;
 };
 
 using Cell = std::variant<std::monostate, std::int64_t, double, std::string, bool>;
@@ -33,7 +35,7 @@ public:
     explicit Table(std::string name) : name_(std::move(name)) {}
 
     const std::string& name() const { return name_; }
-    const std::vector<Column>& columns() const { return columns_; }
+    const std::vector<Column>& columns() const { return *columns_; }
     const std::vector<std::vector<Cell>>& rows() const { return rows_; }
     std::size_t row_count() const { return rows_.size(); }
 
@@ -64,6 +66,10 @@ public:
     bool long_form() const { return long_form_; }
     void set_long_form() { long_form_ = true; }
 
+    // Points this table's column list at `other`'s when the two are equal
+    // (memory, not meaning: nothing a reader sees changes).
+    void share_columns_with(const Table& other);
+
     // Index of the named column, or nullopt.
     std::optional<std::size_t> find_column(const std::string& name) const;
     const Cell& at(std::size_t row, const std::string& column) const;
@@ -71,8 +77,13 @@ public:
 private:
     Cell checked(const Column& column, Cell value) const;
 
+    // The column list is shared by copies of a table (and by tables that
+    // share_columns_with one) until one of them changes it: a sweep's
+    // per-run tables of one kind hold one list between them.
+    std::vector<Column>& own_columns();
+
     std::string name_;
-    std::vector<Column> columns_;
+    std::shared_ptr<std::vector<Column>> columns_ = std::make_shared<std::vector<Column>>();
     std::vector<std::vector<Cell>> rows_;
     std::vector<std::string> summary_;  // names, so that inserted columns move nothing
     std::vector<std::string> keys_;

@@ -269,6 +269,7 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
                                 wanted_count, forged, fmt::join(missing, "; ")));
     }
     std::mutex progress_mutex;
+    std::vector<report::Table> prototypes;  // the first run's tables (under progress_mutex)
     std::size_t done = reused_count;
     const std::size_t total = wanted_count;
     std::atomic<std::size_t> not_cached{0};
@@ -310,8 +311,15 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
                                                        : fmt::format("runs {}-{}", unit.front() + 1, unit.back() + 1);
             throw Error(plan.source + ": " + which + ": " + e.what(), e.code());
         }
+        std::lock_guard lock(progress_mutex);
+        // Runs of one kind return tables of the same columns: one list of
+        // them for all (report::Table shares it), not one per run.
+        for (const std::size_t i : unit)
+            for (std::size_t t = 0; t < per_run[i].size(); ++t) {
+                if (prototypes.size() <= t) prototypes.push_back(per_run[i][t]);
+                per_run[i][t].share_columns_with(prototypes[t]);
+            }
         if (options.on_progress) {
-            std::lock_guard lock(progress_mutex);
             done += unit.size();
             options.on_progress(done, total);
         }
