@@ -102,6 +102,12 @@ int run_sweep(const SweepOptions& o) {
     // --out with no folder: Hydra's results/<config>/<UTC time>/.
     const bool default_out = o.out_option && o.out_option->count() > 0 && o.out_dir.empty();
     const std::string out = default_out ? runner::default_output_folder(config) : o.out_dir;
+    if (!out.empty() || !o.cache_dir.empty())
+        say_on_interrupt(fmt::format("{}: interrupted; the runs that finished are kept in {}, and the same command computes only "
+                                     "the rest",
+                                     config, !o.cache_dir.empty() ? o.cache_dir : (std::filesystem::path(out) / "runs").string()));
+    else
+        say_on_interrupt(config + ": interrupted; nothing was kept (--out DIR keeps each finished run, to resume from)");
     const runner::SweepResult result = runner::sweep(plan, {.out = out,
                                                             .cache = o.cache_dir,
                                                             .fresh = o.fresh,
@@ -115,6 +121,7 @@ int run_sweep(const SweepOptions& o) {
         std::cerr << fmt::format("{}: {} of {} runs reused from {} (--fresh computes them all)\n", config,
                                  result.manifest.value("runs_reused", 0), plan.runs.size(), result.cache);
     if (!o.display.quiet && default_out) std::cerr << config << ": tables written to " << out << "\n";
+    if (!o.display.quiet && !o.plot_dir.empty()) std::cerr << config << ": figures written to " << o.plot_dir << "\n";
     return print_results(plan, result, o.display);
 }
 

@@ -1,5 +1,9 @@
 #include "common.h"
 
+#include <cstring>
+
+#include <csignal>
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -64,18 +68,42 @@ std::size_t terminal_width() {
     return 80;
 }
 
-Progress::Progress(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+namespace {
+// The interrupt's line, made before the signal can come: a handler may only
+// write(2) and _exit(2).
+char interrupt_line[4096];
+std::size_t interrupt_length = 0;
+void on_interrupt(int) {
+    (void)!::write(STDERR_FILENO, interrupt_line, interrupt_length);
+    ::_exit(130);
+}
+}  // namespace
+
+void say_on_interrupt(const std::string& message) {
+    const std::string line = "\n" + message.substr(0, sizeof interrupt_line - 2) + "\n";
+    std::memcpy(interrupt_line, line.data(), line.size());
+    interrupt_length = line.size();
+    std::signal(SIGINT, on_interrupt);
+}
+
+Progress::Progress(bool enabled)
+    : enabled_(enabled), terminal_(::isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() {
-    if (drawn_) std::fputs("\n", stderr);
+    if (drawn_ && terminal_) std::fputs("\n", stderr);
 }
 
 void Progress::update(std::size_t done, std::size_t total) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed < 1.0) return;  // short sweeps stay silent
+    // Into a log, a line every kLogSeconds and the last one, as tqdm does
+    // there: a log sees progress without a flood.
+    if (!terminal_ && elapsed - last_line_ < kLogSeconds && done < total) return;
     const double eta = done ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
-    std::fputs(fmt::format("\rruns {}/{}, {:.1f} s elapsed, ETA {:.1f} s   ", done, total, elapsed, eta).c_str(), stderr);
+    const std::string line = fmt::format("runs {}/{}, {:.1f} s elapsed, ETA {:.1f} s", done, total, elapsed, eta);
+    std::fputs((terminal_ ? "\r" + line + "   " : line + "\n").c_str(), stderr);
+    last_line_ = elapsed;
     drawn_ = true;
 }
 

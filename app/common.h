@@ -25,17 +25,24 @@ std::string bundled_configs();
 // terminal says, else 80.
 std::size_t terminal_width();
 
-// Draws "runs 3/50, 1.2 s elapsed, ETA 3.4 s" on stderr, only when stderr is
-// a terminal and only after the first second (short runs stay silent).
+// On Ctrl-C (SIGINT), writes `message` as a line on stderr and exits with
+// 130, the shell's code for it: a sweep says what it kept.
+void say_on_interrupt(const std::string& message);
+
+// Draws "runs 3/50, 1.2 s elapsed, ETA 3.4 s" on stderr after the first
+// second (short runs stay silent): redrawn in place on a terminal; into a
+// pipe or a log, a line every kLogSeconds and one at the end.
 class Progress {
 public:
+    static constexpr double kLogSeconds = 10;
     explicit Progress(bool enabled);
     ~Progress();
     void update(std::size_t done, std::size_t total);
 
 private:
-    bool enabled_;
+    bool enabled_, terminal_;
     bool drawn_ = false;
+    double last_line_ = 0;
     std::chrono::steady_clock::time_point start_;
 };
 

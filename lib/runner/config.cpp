@@ -403,7 +403,24 @@ Json load_config(const std::string& path, const std::string& bundled) {
     return load_config_chain(path, chain, bundled);
 }
 
-Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& overrides,
+namespace {
+// --set 'model={"width": 4}' as --set model.width=4, as a config file may
+// write a key nested or dotted: an object given for a path that is no key
+// but a prefix of keys is the keys below it.
+void expand_nested(const Override& o, const Schema& schema, std::vector<Override>& out) {
+    if (!o.value.is_object() || o.value.empty() || schema.find(o.path) || o.path == "sweep" || o.path == "zip" ||
+        o.path.starts_with("sweep.") || o.path.starts_with("zip.")) {
+        out.push_back(o);
+        return;
+    }
+    for (const auto& item : o.value.items()) {
+        const std::string path = o.path + "." + item.key();
+        expand_nested({path, item.value(), path + "=" + item.value().dump()}, schema, out);
+    }
+}
+}  // namespace
+
+Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& given_overrides,
                const std::vector<ExperimentKind>& kinds) {
     if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
     Json root = root_in;
@@ -422,6 +439,8 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         throw Error(msg + "; `ffn-lab list` shows the kinds");
     }
     const Schema schema = with_common_keys(*plan.kind);
+    std::vector<Override> overrides;
+    for (const auto& o : given_overrides) expand_nested(o, schema, overrides);
     plan.source = source;
     if (root.contains("description")) {
         if (!root["description"].is_string()) throw Error(source + ": key 'description': expected a string");
@@ -569,7 +588,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     for (const auto& item : flat.items())
         if (item.key() != "seeds") plan.config[item.key()] = item.value();
     plan.config["seeds"] = plan.seeds;
-    for (const auto& o : overrides) plan.overrides.push_back(o.text);
+    for (const auto& o : given_overrides) plan.overrides.push_back(o.text);
     for (const char* key : {"sweep", "zip", "protocol", "expect", "check"})
         if (root.contains(key)) plan.config[key] = root[key];
 
