@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "common.h"
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "runner/check.h"
 #include "report/table_io.h"
+#include "report/terminal.h"
 #include "runner/config.h"
 
 namespace ffn::app {
@@ -21,12 +24,35 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
 
 namespace {
 
+constexpr const char* kBlocks = "Every config also takes `experiment`, `description`, `sweep`, `zip`, `expect`, `check` and `protocol`.";
+
+std::string without_backticks(std::string s) {
+    std::erase(s, '`');
+    return s;
+}
+
+// On a terminal, a key a paragraph: its name, what it accepts and its
+// default on one line, its help below, wrapped to the terminal. Into a
+// file or a pipe, the markdown table the kinds' READMEs hold.
+void print_key_table(const report::Table& keys) {
+    if (!::isatty(STDOUT_FILENO)) {
+        std::cout << report::to_markdown(keys) << "\n" << kBlocks << "\n";
+        return;
+    }
+    const std::size_t width = terminal_width();
+    for (std::size_t r = 0; r < keys.row_count(); ++r) {
+        const auto text = [&](const char* column) { return without_backticks(report::format_cell(keys.at(r, column), 6)); };
+        std::cout << report::wrapped("  " + text("key") + ":", text("accepts") + "; default " + text("default"), width, 6)
+                  << report::wrapped("      ", text("help"), width, 6);
+    }
+    std::cout << "\n" << report::wrapped("", without_backticks(kBlocks), width, 0);
+}
+
 int print_keys(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& k : experiments::all_kinds()) {
         if (k.name == name) {
-            std::cout << report::to_markdown(runner::key_table(k))
-                      << "\nEvery config also takes `experiment`, `description`, `sweep`, `zip`, `expect`, `check` and `protocol`.\n";
+            print_key_table(runner::key_table(k));
             return 0;
         }
         names.push_back(k.name);
@@ -40,8 +66,11 @@ int print_keys(const std::string& name) {
 
 int run_list(const ListOptions& o) {
     if (o.keys) return print_keys(*o.keys);
+    // On a terminal, each description wraps under itself; into a pipe, a
+    // line each, whole, for grep.
+    const std::size_t width = ::isatty(STDOUT_FILENO) ? terminal_width() : std::string::npos;
     std::cout << "Experiment kinds:\n";
-    for (const auto& k : experiments::all_kinds()) std::cout << fmt::format("  {:<20} {}\n", k.name, k.description);
+    for (const auto& k : experiments::all_kinds()) std::cout << report::wrapped(fmt::format("  {:<20} ", k.name), k.description, width, 23);
     const std::string root = find_root(o.root);
     if (root.empty()) {
         std::cout << "\n(not inside an ffn-lab checkout: no bundled configs to list; --root names one)\n";
@@ -56,7 +85,7 @@ int run_list(const ListOptions& o) {
         } catch (const Error& e) {
             what = std::string("(unreadable: ") + e.what() + ")";
         }
-        std::cout << fmt::format("  {:<28} {}\n", path, what);
+        std::cout << report::wrapped(fmt::format("  {:<28} ", path), what, width, 31);
     }
     return 0;
 }

@@ -208,6 +208,7 @@ runner::ExperimentKind make() {
     return {.name = "abs_construction",
             .description = "doc 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
             .schema = std::move(schema),
+            .headlines = {{"worked_example", {"quantity", "value"}}, {"grid", {"inputs", "max_abs_error_vs_abs", "max_abs_without_activation", "max_reconstruction_error"}}, {"jacobian", {"point", "active_units", "rank"}}, {"affine_fit", {"points", "max_abs_residual", "relu_pair_max_error"}}},
             .run = run_abs,
             .random = false};
 }

@@ -220,6 +220,7 @@ runner::ExperimentKind make() {
     return {.name = "activations",
             .description = "the library's activations: values, least values and where, limits, zeros, gelu vs gelu_tanh",
             .schema = std::move(schema),
+            .headlines = {{"shape", {"activation", "least_value", "at_z", "zeros_in_scan"}}, {"values", {"activation", "z", "value"}}},
             .run = run_activations,
             .random = false,
             .plot = plot_activations};

@@ -228,6 +228,7 @@ runner::ExperimentKind make() {
     return {.name = "depth_vs_width",
             .description = "composed ReLU hats: 2^L pieces from 2L units, the shallow net it takes, x^2 to 4^-(L+1); random nets' pieces",
             .schema = std::move(schema),
+            .headlines = {{"depth", {"deep_units", "pieces", "shallow_units_needed", "x2_max_error", "x2_bound"}}, {"random_nets", {"deep_width", "deep_pieces_median", "shallow_units", "shallow_pieces_median"}}},
             // The shallow net's hidden layer on the grid is the largest
             // array: 2^(L + grid_refine) points x 2^L units.
             .validate =

@@ -57,6 +57,7 @@ runner::ExperimentKind make() {
     return {.name = "firing_fraction",
             .description = "fraction of hidden units firing at random init, mean and sd over seeds",
             .schema = std::move(schema),
+            .headlines = {{"firing", {"d", "m", "activation", "positive_mean", "positive_sd"}}},
             .validate = refuse_ffn_beyond_memory,
             .run = run_firing,
             .seed_statistics = runner::SeedStatistics{

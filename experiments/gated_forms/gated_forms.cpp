@@ -336,6 +336,7 @@ runner::ExperimentKind make() {
     return {.name = "gated_forms",
             .description = "gated MLPs as symmetry-broken rank-1 bilinear forms: absorption, storage, symmetries",
             .schema = std::move(schema),
+            .headlines = {{"absorption", {"identity", "activation", "relative", "agrees"}}, {"storage", {"form", "parameters", "how"}}, {"symmetry", {"form", "activation", "transformation", "relative_change", "unchanged", "unchanged_in_theory", "agrees"}}, {"hand", {"form", "activation", "transformation", "relative_change", "unchanged", "unchanged_in_theory", "agrees"}}},
             .run = run_gated_forms};
 }
 

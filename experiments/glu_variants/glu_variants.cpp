@@ -201,7 +201,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     spec.record_every = run.integer("log_every");
     Rng shuffle = Rng::stream(run.seed, 0, "shuffle");
     const train::FitRecord record = train::fit(*model, opt, task.x_train, task.y_train, spec, shuffle);
-    const double test_mse = train::evaluate_loss(*model, task.x_test, task.y_test, train::LossKind::mse);
+    const double test_mse = train::evaluate_loss(*model, task.x_test, task.y_test);
     const bool ok = record.status != "diverged" && std::isfinite(test_mse);
 
     report::Table r = run_row(static_cast<std::int64_t>(hidden), static_cast<std::int64_t>(nn::parameter_count(model->parameters())),
@@ -229,11 +229,13 @@ Spread spread(std::vector<double> v) {
 // Per (swept point) over its seeds: the held-out error's median, min and
 // max; and the training curves as the median and spread of the minibatch
 // loss at each logged step. Every run's row stays in `runs`.
-std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs = runner::per_run_rows(plan, per_run);
+std::vector<report::Table> aggregate(runner::Aggregation& a) {
+    const runner::Plan& plan = a.plan;
+    const auto& per_run = a.per_run;
+    report::Table runs = a.per_run_rows();
 
     report::Table t("variants");
-    runner::add_swept_columns(plan, t);
+    a.add_swept_columns(t);
     t.add_column("hidden", ColumnType::integer).add_column("params", ColumnType::integer).add_column("seeds", ColumnType::integer);
     for (const char* c : {"test_nmse_median", "test_nmse_min", "test_nmse_max", "test_mse_median", "train_mse_median"})
         t.add_column(c, ColumnType::real, 4);
@@ -250,12 +252,12 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
 
     report::Table curves("curves");
     curves.set_long_form();
-    runner::add_swept_columns(plan, curves);
+    a.add_swept_columns(curves);
     curves.add_column("step", ColumnType::integer);
     curves.add_key("step");
     for (const char* c : {"loss_median", "loss_min", "loss_max"}) curves.add_column(c, ColumnType::real, 4);
 
-    for (const auto& group : runner::seed_groups(plan)) {
+    for (const auto& group : a.seed_groups()) {
         std::vector<double> nmse, mse, train;
         std::int64_t diverged = 0;
         std::map<std::int64_t, std::vector<double>> at_step;
@@ -272,14 +274,14 @@ std::vector<report::Table> aggregate(const runner::Plan& plan, std::vector<std::
         }
         const report::Table& first = per_run[group.front()].front();
         const Spread n = spread(nmse);
-        auto cells = runner::swept_cells(plan, group.front());
+        auto cells = a.swept_cells(group.front());
         cells.insert(cells.end(), {first.at(0, "hidden"), first.at(0, "params"), static_cast<std::int64_t>(group.size()),
                                    n.median, n.min, n.max, spread(mse).median, spread(train).median, diverged, Cell{}, Cell{}});
-        by_task[runner::settings_key(plan, group.front(), {"model"})].push_back({t.row_count(), plan.runs[group.front()].string("model"), n.median, n.min, n.max});
+        by_task[a.settings_key(group.front(), {"model"})].push_back({t.row_count(), plan.runs[group.front()].string("model"), n.median, n.min, n.max});
         t.add_row(std::move(cells));
         for (const auto& [step, losses] : at_step) {
             const Spread s = spread(losses);
-            auto row = runner::swept_cells(plan, group.front());
+            auto row = a.swept_cells(group.front());
             row.insert(row.end(), {step, s.median, s.min, s.max});
             curves.add_row(std::move(row));
         }
@@ -375,8 +377,9 @@ runner::ExperimentKind make() {
     schema.add({.path = "dtype", .type = KeyType::string, .default_value = "float32", .choices = {"float32", "float64"},
                 .help = "scalar type of training"});
     return {.name = "glu_variants",
-            .description = "MLPs, GLU variants and bilinear forms at one parameter budget on two regression tasks",
+            .description = "MLPs, GLU variants and bilinear forms at one parameter budget on three synthetic tasks, beside the best affine map",
             .schema = std::move(schema),
+            .headlines = {{"variants", {"task", "model", "params", "test_nmse_median", "vs_affine", "ties"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& r : plan.runs)

@@ -105,6 +105,7 @@ runner::ExperimentKind make() {
     return {.name = "param_count",
             .description = "parameter counts of attention, FFN and gated FFN, from instantiated layers",
             .schema = std::move(schema),
+            .headlines = {{"params", {"d", "m", "attn_weights", "ffn_weights", "ffn_params", "ffn_share", "gated_m", "gated_weights"}}},
             // The largest of the zero-filled float32 layers built one at a
             // time: attention's four d x d, or about 2dm of an FFN.
             .validate =

@@ -192,6 +192,7 @@ runner::ExperimentKind make() {
     return {.name = "privileged_basis",
             .description = "ReLU commutes with permutations and positive scalings, not rotations: by hand, on vectors, on an MLP",
             .schema = std::move(schema),
+            .headlines = {{"commutes", {"kind", "max_abs_difference", "exactly_zero"}}, {"mlp", {"kind", "activation", "relative_change", "unchanged_to_rounding"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     // The model and its reparametrised copy, and M, M^-1 and a

@@ -126,6 +126,7 @@ runner::ExperimentKind make() {
     return {.name = "residual_ablation",
             .description = "doc 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
             .schema = std::move(schema),
+            .headlines = {{"forward", {"quantity", "value"}}, {"readout", {"unit", "predicted_change", "recomputed_change", "abs_difference"}}},
             .run = run_ablation,
             .random = false};
 }

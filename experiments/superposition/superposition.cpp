@@ -211,6 +211,7 @@ runner::ExperimentKind make() {
     return {.name = "superposition",
             .description = "3 features in 2 dimensions: the ReLU readout, the orthogonal code, the sparsity trade-off",
             .schema = std::move(schema),
+            .headlines = {{"readout", {"case", "relu_exact", "linear_exact"}}, {"sparsity", {"p", "exact_probability", "mc_probability", "mse_relu", "mse_linear", "mse_affine", "relu_beats_affine"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& run : plan.runs) {

@@ -81,6 +81,7 @@ runner::ExperimentKind make() {
     return {.name = "tokenwise",
             .description = "the FFN is position-wise: batch vs row by row, and permutation equivariance",
             .schema = std::move(schema),
+            .headlines = {{"tokenwise", {"d", "m", "tokens", "max_abs_row_by_row", "max_abs_permuted", "allclose_row_by_row", "allclose_permuted"}}},
             .validate = refuse_ffn_beyond_memory,
             .run = run_tokenwise};
 }

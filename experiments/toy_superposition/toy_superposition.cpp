@@ -28,11 +28,11 @@
 #include "core/stats.h"
 #include "experiments/support/plot.h"
 #include "experiments/support/run.h"
-#include "experiments/toy_superposition/toy_model.h"
 #include "experiments/toy_superposition/two_in_one.h"
 #include "report/text.h"
 #include "runner/experiment.h"
 #include "train/optimizer.h"
+#include "train/toy_model.h"
 
 namespace ffn::experiments::toy_superposition {
 
@@ -40,6 +40,7 @@ namespace {
 
 using report::Cell;
 using report::ColumnType;
+using train::toy_model::Workspace;
 
 // The thresholds the README states: a feature is represented when its
 // column of W is longer than 0.5 (the paper's choice: a learned feature's
@@ -87,7 +88,7 @@ std::vector<double> importances(const runner::Run& run, std::size_t n) {
 
 // Training: the runs of one seed group as one stack of instances, each
 // with its own initial W and its own fresh batch every step, the gradient
-// of toy_model.h's loss, the library's Adam over the stack. An instance's
+// of train/toy_model.h's loss, the library's Adam over the stack. An instance's
 // bits do not depend on the others (gemm_batched's contract, elementwise
 // Adam), so a run is the same alone or batched.
 template <class T>
@@ -113,7 +114,7 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
     Workspace<T> work;
     for (long step = 0; step < first.integer("steps"); ++step) {
         for (std::size_t r = 0; r < I; ++r) draw_batch(data[r], p, n, batch, x.data() + r * n * batch);
-        gradient<T>({n, m, batch, I}, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
+        train::toy_model::gradient<T>({n, m, batch, I}, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
         opt.step();
     }
     // One held-out set per point of the grid, the same for every model
@@ -133,7 +134,7 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
         t.b.assign(b.begin() + static_cast<std::ptrdiff_t>(r * n), b.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
         t.importance = importance;
         // Held-out loss in double from the trained weights.
-        t.loss = loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
+        t.loss = train::toy_model::loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
     }
     return out;
 }
@@ -304,18 +305,20 @@ std::vector<std::vector<report::Table>> run_toy_batch(std::span<const runner::Ru
 // named by the swept values, seed and feature), and points: per point of
 // the grid, the seeds' median of what is represented and the most common
 // shape or phase with how many seeds agree.
-std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs = runner::per_run_rows(plan, per_run);
+std::vector<report::Table> aggregate_toy(runner::Aggregation& a) {
+    const runner::Plan& plan = a.plan;
+    const auto& per_run = a.per_run;
+    report::Table runs = a.per_run_rows();
 
     report::Table features("features");
     features.set_long_form();
-    runner::add_swept_columns(plan, features);
+    a.add_swept_columns(features);
     features.add_column("seed", ColumnType::integer).add_key("seed");
     for (const auto& c : per_run.front()[1].columns()) features.add_column(c);
     features.add_key("feature");
     for (std::size_t r = 0; r < per_run.size(); ++r)
         for (const auto& row : per_run[r][1].rows()) {
-            auto cells = runner::swept_cells(plan, r);
+            auto cells = a.swept_cells(r);
             cells.push_back(static_cast<std::int64_t>(plan.runs[r].seed));
             cells.insert(cells.end(), row.begin(), row.end());
             features.add_row(std::move(cells));
@@ -328,7 +331,7 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
     const auto is_two_in_one = [&](const runner::Run& r) { return r.integer("features") == 2 && r.integer("hidden") == 1; };
     const bool two_in_one = std::any_of(plan.runs.begin(), plan.runs.end(), is_two_in_one);
     report::Table points("points");
-    runner::add_swept_columns(plan, points);
+    a.add_swept_columns(points);
     points.add_column("seeds", ColumnType::integer)
         .add_column("diverged", ColumnType::integer)
         .add_column("represented_median", ColumnType::real)
@@ -343,14 +346,14 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
     // kFractions or below them all, and how far from the nearest fraction
     // the median one lies.
     report::Table geometry("geometry");
-    runner::add_swept_columns(plan, geometry);
+    a.add_swept_columns(geometry);
     geometry.add_column("inverse_density", ColumnType::real, 4)
         .add_column("best_seed", ColumnType::integer)
         .add_column("dims_per_feature", ColumnType::real, 4)
         .add_column("represented", ColumnType::integer);
     for (const auto& [name, value] : kFractions) geometry.add_column("nearest_" + name, ColumnType::integer);
     geometry.add_column("below_3_8", ColumnType::integer).add_column("distance_median", ColumnType::real, 3);
-    for (const auto& group : runner::seed_groups(plan)) {
+    for (const auto& group : a.seed_groups()) {
         std::vector<double> represented, dims;
         std::vector<std::pair<double, std::string>> outcomes;  // (loss, outcome) per model, in seed order
         std::int64_t diverged = 0;
@@ -369,7 +372,7 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
                                   : std::holds_alternative<std::string>(shape) ? std::get<std::string>(shape)
                                                                                : std::to_string(static_cast<int>(represented.back())) + " represented");
         }
-        auto cells = runner::swept_cells(plan, group.front());
+        auto cells = a.swept_cells(group.front());
         cells.push_back(static_cast<std::int64_t>(group.size()));
         cells.push_back(diverged);
         if (outcomes.empty()) {  // every seed diverged: nothing to summarise
@@ -395,7 +398,7 @@ std::vector<report::Table> aggregate_toy(const runner::Plan& plan, std::vector<s
         }
         points.add_row(std::move(cells));
 
-        auto row = runner::swept_cells(plan, group.front());
+        auto row = a.swept_cells(group.front());
         row.push_back(1 / (1 - plan.runs[group.front()].number("sparsity")));
         std::optional<std::size_t> best;
         for (const std::size_t i : group) {
@@ -548,6 +551,7 @@ runner::ExperimentKind make() {
     return {.name = "toy_superposition",
             .description = "Elhage et al.'s toy model ReLU(W^T W x + b): which features sparse inputs let m dimensions hold",
             .schema = std::move(schema),
+            .headlines = {{"points", {"outcome", "outcome_seeds", "optimum", "represented_median", "dims_per_feature_median", "best_loss"}}, {"geometry", {"inverse_density", "dims_per_feature", "represented", "distance_median"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& run : plan.runs)

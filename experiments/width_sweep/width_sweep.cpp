@@ -316,8 +316,9 @@ struct WidthRow {
     Cell blocks{}, blocks_pass{};
 };
 
-std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
-    const auto groups = runner::seed_groups(plan);
+std::vector<WidthRow> width_rows(const runner::Aggregation& a) {
+    const runner::Plan& plan = a.plan;
+    const auto groups = a.seed_groups();
     std::vector<WidthRow> rows;
     std::vector<std::string> keys;
     for (const auto& group : groups) {
@@ -326,11 +327,11 @@ std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std
         w.seeds = group.size();
         const runner::Run& first = plan.runs[w.first];
         w.m = first.integer("model.width");
-        w.all = collect(per_run, group);
+        w.all = collect(a.per_run, group);
         w.printed = printed_for(first, w.m);
         w.doc_protocol = plan.follows_protocol(first, {"seeds"});
         w.judged = plan.follows_protocol(first);
-        keys.push_back(runner::settings_key(plan, w.first, {"model.width"}));
+        keys.push_back(a.settings_key(w.first, {"model.width"}));
         rows.push_back(std::move(w));
     }
     // Each row against the same settings one width narrower: the widest
@@ -343,7 +344,7 @@ std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std
         return best;
     };
     const auto block_of = [&](std::size_t r, std::size_t b) {
-        return collect(per_run, std::span(groups[r]).subspan(b * kBlock, kBlock));
+        return collect(a.per_run, std::span(groups[r]).subspan(b * kBlock, kBlock));
     };
     for (std::size_t r = 0; r < rows.size(); ++r) {
         WidthRow& w = rows[r];
@@ -367,9 +368,10 @@ std::vector<WidthRow> width_rows(const runner::Plan& plan, const std::vector<std
 Cell min_of(const std::vector<double>& v) { return v.empty() ? Cell{} : Cell{*std::min_element(v.begin(), v.end())}; }
 Cell max_of(const std::vector<double>& v) { return v.empty() ? Cell{} : Cell{*std::max_element(v.begin(), v.end())}; }
 
-report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>& rows) {
+report::Table width_table(const runner::Aggregation& a, const std::vector<WidthRow>& rows) {
+    const runner::Plan& plan = a.plan;
     report::Table t("width");
-    runner::add_swept_columns(plan, t);
+    a.add_swept_columns(t);
     const bool width_swept = t.find_column("model.width").has_value();
     if (!width_swept) t.add_column("model.width", ColumnType::integer);
     // The document's columns, the S2 promise and its verdict exist only where
@@ -413,7 +415,7 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
         // other seeds than it fixes (S2: 0-99), they are shown, but the
         // verdict needs those seeds.
         const Printed doc = w.doc_protocol ? w.printed : Printed{};
-        auto cells = runner::swept_cells(plan, w.first);
+        auto cells = a.swept_cells(w.first);
         if (!width_swept) cells.push_back(w.m);
         // Kink statistics for piecewise-linear nets; n/a (null) for smooth ones.
         Cell kinks_median{}, grid_median{}, max_pieces{};
@@ -427,7 +429,7 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
             med = median(rmse);
             // Its own stream, named by the group's resolved values: the same
             // runs give the same interval in whatever sweep they sit.
-            Rng rng = Rng::stream(0, fnv1a64(runner::settings_key(plan, w.first, {}, /*resolved=*/true)), "bootstrap");
+            Rng rng = Rng::stream(0, fnv1a64(a.settings_key(w.first, {}, /*resolved=*/true)), "bootstrap");
             const Interval ci = bootstrap_median_interval(rmse, rng);
             ci_lo = ci.lo;
             ci_hi = ci.hi;
@@ -458,7 +460,7 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
         }
         t.add_row(std::move(cells));
     }
-    runner::set_summary_after_swept(plan, t,
+    a.set_summary_after_swept(t,
                                     {{"model.width", "m"}, {"seeds", ""}, {"verdict", ""}, {"rmse_median", "RMSE median [min, max]"},
                                      {"rmse_doc", "doc RMSE"}, {"pwl_bound_rmse", "PL bound"},
                                      {"kinks_median", "kinks [min, max]"}, {"kinks_doc", "doc kinks"}});
@@ -470,9 +472,10 @@ report::Table width_table(const runner::Plan& plan, const std::vector<WidthRow>&
 // protocol changes (configs/width_neighbours.json). No verdict: the rows
 // off the protocol are other experiments, measured against the printed
 // numbers only to show how much the choice of protocol decides.
-report::Table promise_table(const runner::Plan& plan, const std::vector<WidthRow>& rows) {
+report::Table promise_table(const runner::Aggregation& a, const std::vector<WidthRow>& rows) {
+    const runner::Plan& plan = a.plan;
     report::Table t("promise");
-    runner::add_swept_columns(plan, t);
+    a.add_swept_columns(t);
     const bool width_swept = t.find_column("model.width").has_value();
     if (!width_swept) t.add_column("model.width", ColumnType::integer);
     t.add_column("protocol", ColumnType::text)
@@ -486,7 +489,7 @@ report::Table promise_table(const runner::Plan& plan, const std::vector<WidthRow
     for (const WidthRow& w : rows) {
         const auto d = report::as_number(w.printed.rmse);
         if (!d) continue;
-        auto cells = runner::swept_cells(plan, w.first);
+        auto cells = a.swept_cells(w.first);
         if (!width_swept) cells.push_back(w.m);
         const std::vector<double>&rmse = w.all.rmse, &kinks = w.all.kinks;
         std::string off;
@@ -516,21 +519,23 @@ report::Table promise_table(const runner::Plan& plan, const std::vector<WidthRow
                                    missed.empty() ? std::string("none") : missed});
         t.add_row(std::move(cells));
     }
-    runner::set_summary_after_swept(plan, t, {{"model.width", "m"}, {"protocol", ""}, {"parts_missed", ""}});
+    a.set_summary_after_swept(t, {{"model.width", "m"}, {"protocol", ""}, {"parts_missed", ""}});
     return t;
 }
 
-std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs = runner::per_run_rows(plan, per_run);
-    const std::vector<WidthRow> rows = width_rows(plan, per_run);
-    std::vector<report::Table> out = {width_table(plan, rows)};
-    if (!plan.runs.front().raw("document").empty()) out.push_back(promise_table(plan, rows));
+std::vector<report::Table> aggregate_width(runner::Aggregation& a) {
+    const runner::Plan& plan = a.plan;
+    const auto& per_run = a.per_run;
+    report::Table runs = a.per_run_rows();
+    const std::vector<WidthRow> rows = width_rows(a);
+    std::vector<report::Table> out = {width_table(a, rows)};
+    if (!plan.runs.front().raw("document").empty()) out.push_back(promise_table(a, rows));
     out.push_back(std::move(runs));
     if (plan.runs.front().integer("log_every") == 0) return out;
     // The training curves, one row per (run, logged step), for files and plots.
     report::Table curves("curves");
     curves.set_long_form();
-    runner::add_swept_columns(plan, curves);
+    a.add_swept_columns(curves);
     curves.add_column("seed", ColumnType::integer).add_column("run_id", ColumnType::text);
     curves.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
     curves.add_key("seed");
@@ -539,7 +544,7 @@ std::vector<report::Table> aggregate_width(const runner::Plan& plan, std::vector
         if (per_run[i].size() < 2) continue;  // a loaded net trains no steps
         const report::Table& c = per_run[i][1];
         for (std::size_t r = 0; r < c.row_count(); ++r) {
-            auto cells = runner::swept_cells(plan, i);
+            auto cells = a.swept_cells(i);
             cells.insert(cells.end(), {static_cast<std::int64_t>(plan.runs[i].seed), plan.runs[i].id_hex(), c.at(r, "step"), c.at(r, "loss")});
             curves.add_row(std::move(cells));
         }

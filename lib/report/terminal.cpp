@@ -88,7 +88,8 @@ std::string padded(const std::string& text, std::size_t width, bool right) {
 std::string to_terminal(const Table& t, const TerminalView& view) {
     constexpr std::size_t kGap = 2;
     const bool summary = view.columns.empty() && !view.wide && !t.summary().empty();
-    std::vector<Shown> shown = shown_columns(t, picked_columns(t, view), summary);
+    const std::vector<std::size_t> picked = picked_columns(t, view);
+    std::vector<Shown> shown = shown_columns(t, picked, summary);
     // Fitted only when the columns are the table's own choice: what the
     // user names (--columns, --wide) is shown whatever it takes.
     // A verdict is what a reader came for: it keeps its place (the last)
@@ -110,6 +111,23 @@ std::string to_terminal(const Table& t, const TerminalView& view) {
         shown.resize(kept);
         if (verdict) shown.push_back(std::move(*verdict));
     }
+    if (summary) {
+        // The columns a summary leaves out are named too: a reader who
+        // needs one more knows it is there (X_min and X_max of a shown
+        // X_median are in its range).
+        const auto is_picked = [&](const std::string& name) {
+            const auto i = t.find_column(name);
+            return i && std::find(picked.begin(), picked.end(), *i) != picked.end();
+        };
+        for (std::size_t i = 0; i < t.columns().size(); ++i) {
+            const std::string& name = t.columns()[i].name;
+            if (std::find(picked.begin(), picked.end(), i) != picked.end()) continue;
+            bool in_range = false;
+            for (const char* end : {"_min", "_max"})
+                if (name.ends_with(end) && is_picked(name.substr(0, name.size() - 4) + "_median")) in_range = true;
+            if (!in_range) left_out.push_back(name);
+        }
+    }
     std::string out;
     const auto line = [&](const auto& text_of) {
         std::string l;
@@ -129,18 +147,35 @@ std::string to_terminal(const Table& t, const TerminalView& view) {
         std::vector<std::string> words;
         for (std::size_t i = 0; i < left_out.size(); ++i) words.push_back(left_out[i] + (i + 1 < left_out.size() ? "," : ";"));
         for (const char* w : {"--wide", "shows", "every", "column,", "--columns", "picks)"}) words.emplace_back(w);
-        std::string l = "(" + std::to_string(left_out.size()) + " more:";
-        for (const std::string& word : words) {
-            if (display_width(l) + 1 + display_width(word) > view.width) {
-                out += l + "\n";
-                l = word;
-            } else {
-                l += " " + word;
-            }
-        }
-        out += l + "\n";
+        out += wrapped("(" + std::to_string(left_out.size()) + " more:", words, view.width, 0);
     }
     return out;
+}
+
+std::string wrapped(const std::string& prefix, const std::vector<std::string>& words, std::size_t width, std::size_t indent) {
+    std::string out, line = prefix;
+    bool line_has_word = false;
+    for (const std::string& word : words) {
+        if (line_has_word && display_width(line) + 1 + display_width(word) > width) {
+            out += line + "\n";
+            line = std::string(indent, ' ');
+            line_has_word = false;
+        }
+        // The prefix's own spacing stays as given; words get one space.
+        line += (line_has_word || (!line.empty() && line.back() != ' ') ? " " : "") + word;
+        line_has_word = true;
+    }
+    return out + line + "\n";
+}
+
+std::string wrapped(const std::string& prefix, const std::string& text, std::size_t width, std::size_t indent) {
+    std::vector<std::string> words;
+    for (std::size_t start = 0; start < text.size();) {
+        const std::size_t end = std::min(text.find(' ', start), text.size());
+        if (end > start) words.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return wrapped(prefix, words, width, indent);
 }
 
 }  // namespace ffn::report

@@ -26,4 +26,11 @@ struct TerminalView {
 // columns none of which the table has shows its first column alone.
 std::string to_terminal(const Table& t, const TerminalView& view);
 
+// `words` as lines of at most `width` characters, a space between words (a
+// word longer than a line keeps its own): the first line starts with
+// `prefix`, the others with `indent` spaces. Each line ends in a newline.
+std::string wrapped(const std::string& prefix, const std::vector<std::string>& words, std::size_t width, std::size_t indent);
+// The same for the words of `text` (split at spaces).
+std::string wrapped(const std::string& prefix, const std::string& text, std::size_t width, std::size_t indent);
+
 }  // namespace ffn::report

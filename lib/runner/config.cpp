@@ -420,38 +420,28 @@ void expand_nested(const Override& o, const Schema& schema, std::vector<Override
 }
 }  // namespace
 
-Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& given_overrides,
-               const std::vector<ExperimentKind>& kinds) {
-    if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
-    Json root = root_in;
+namespace {
+
+// The kind a config names, or a refusal with the nearest name.
+const ExperimentKind& find_kind(const Json& root, const std::string& source, const std::vector<ExperimentKind>& kinds) {
     if (!root.contains("experiment") || !root["experiment"].is_string())
         throw Error(source + ": key 'experiment': required, a string naming the experiment kind (see `ffn-lab list`)");
     const std::string kind_name = root["experiment"].get<std::string>();
-    Plan plan;
     std::vector<std::string> names;
     for (const auto& k : kinds) {
+        if (k.name == kind_name) return k;
         names.push_back(k.name);
-        if (k.name == kind_name) plan.kind = &k;
     }
-    if (!plan.kind) {
-        std::string msg = source + ": key 'experiment': unknown experiment kind '" + kind_name + "'";
-        if (auto guess = did_you_mean(kind_name, names)) msg += " (did you mean '" + *guess + "'?)";
-        throw Error(msg + "; `ffn-lab list` shows the kinds");
-    }
-    const Schema schema = with_common_keys(*plan.kind);
-    std::vector<Override> overrides;
-    for (const auto& o : given_overrides) expand_nested(o, schema, overrides);
-    plan.source = source;
-    if (root.contains("description")) {
-        if (!root["description"].is_string()) throw Error(source + ": key 'description': expected a string");
-        plan.description = root["description"].get<std::string>();
-    }
+    std::string msg = source + ": key 'experiment': unknown experiment kind '" + kind_name + "'";
+    if (auto guess = did_you_mean(kind_name, names)) msg += " (did you mean '" + *guess + "'?)";
+    throw Error(msg + "; `ffn-lab list` shows the kinds");
+}
 
-    // Overrides. A --set on a swept or zipped key fixes it to that one value:
-    // the key leaves its axis (the rest of a zip still walks together).
-    if (root.contains("seeds")) root["seeds"] = expand_seed_range(root["seeds"], source + ": key 'seeds'");
-    Json flat = Json::object();
-    flatten(root, "", schema, source, kind_name, flat);
+// The --set overrides, onto the config's flat keys and its sweep and zip
+// blocks. A --set on a swept or zipped key fixes it to that one value: the
+// key leaves its axis (the rest of a zip still walks together).
+void apply_overrides(const std::vector<Override>& overrides, const Schema& schema, const std::string& kind_name, Json& root,
+                     Json& flat) {
     for (const auto& o : overrides) {
         const std::string where = "--set " + o.path;
         if (const auto dot = o.path.find('.'); dot != std::string::npos &&
@@ -484,18 +474,29 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
                 if (root[block].empty()) root.erase(block);
             }
     }
+}
 
-    // Defaults; a key without one is required.
+bool block_holds(const Json& root, const char* block, const std::string& key) {
+    return root.contains(block) && root[block].is_object() && root[block].contains(key);
+}
+
+// Every key's value: the config's, else the schema's default; a key with
+// neither is required unless an axis gives it.
+Json resolve_keys(const Json& flat, const Json& root, const Schema& schema, const std::string& source) {
     Json resolved = Json::object();
     for (const auto& k : schema.keys()) {
         if (flat.contains(k.path)) resolved[k.path] = flat[k.path];
         else if (!k.default_value.is_null()) resolved[k.path] = k.default_value;
-        else if (!(root.contains("sweep") && root["sweep"].is_object() && root["sweep"].contains(k.path)) &&
-                 !(root.contains("zip") && root["zip"].is_object() && root["zip"].contains(k.path)))
+        else if (!block_holds(root, "sweep", k.path) && !block_holds(root, "zip", k.path))
             throw Error(source + ": key '" + k.path + "': required, " + describe(k.type) +
                         (k.help.empty() ? "" : " (" + k.help + ")"));
     }
+    return resolved;
+}
 
+// The grid's axes: the zip block's keys as one axis that walks together,
+// then an axis per swept key.
+std::vector<Axis> read_axes(const Json& root, const Schema& schema, const std::string& source, const std::string& kind_name) {
     std::vector<Axis> axes;
     if (root.contains("zip")) {
         const Json& zip = root["zip"];
@@ -518,36 +519,45 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         const Json& sweep = root["sweep"];
         if (!sweep.is_object()) throw Error(source + ": key 'sweep': expected an object of key: [values]");
         for (const auto& item : sweep.items()) {
-            if (root.contains("zip") && root["zip"].contains(item.key()))
+            if (block_holds(root, "zip", item.key()))
                 throw Error(source + ": key '" + item.key() + "' is in both 'sweep' and 'zip'");
             axes.push_back(read_list_axis(source, "sweep", item.key(), item.value(), schema, kind_name));
         }
     }
+    return axes;
+}
+
+// The plan's seeds, and which keys its rows are named by.
+void read_seeds(Plan& plan, const Json& resolved, const std::vector<Axis>& axes) {
     plan.seeds = resolved["seeds"].get<std::vector<std::uint64_t>>();
     if (std::set<std::uint64_t>(plan.seeds.begin(), plan.seeds.end()).size() != plan.seeds.size())
-        throw Error(source + ": key 'seeds': the list repeats a seed");
+        throw Error(plan.source + ": key 'seeds': the list repeats a seed");
     if (!plan.kind->random && plan.seeds.size() > 1)
-        throw Error(source + ": key 'seeds': " + kind_name + " draws nothing at random, so every seed would repeat one run; give one seed at most");
+        throw Error(plan.source + ": key 'seeds': " + plan.kind->name +
+                    " draws nothing at random, so every seed would repeat one run; give one seed at most");
     for (const auto& a : axes) plan.swept_keys.insert(plan.swept_keys.end(), a.keys.begin(), a.keys.end());
     if (plan.seeds.size() > 1) plan.swept_keys.push_back("seed");
+}
 
-    // Cartesian product, first axis slowest, seeds innermost. The seed list
-    // is not a run's value (copying it into every run was quadratic).
+// The grid's points and runs: the Cartesian product of the axes, first axis
+// slowest, seeds innermost; refused before it is built when it would not fit.
+void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes) {
+    // The seed list is not a run's value (copying it into every run was
+    // quadratic).
     Json per_run = resolved;
     per_run.erase("seeds");
     // Each point of the grid holds its values as a JSON tree, about eight
-    // times their text, and each run a few words: a plan that would not fit
-    // is refused before it is built.
+    // times their text, and each run a few words.
     double point_count = 1;
     for (const auto& a : axes) point_count *= static_cast<double>(a.steps.size());
     const double run_count = point_count * static_cast<double>(plan.seeds.size());
-    if (run_count > 1e9) throw Error(fmt::format("{}: {:.0f} runs: more than the 10^9 one sweep may plan", source, run_count));
+    if (run_count > 1e9) throw Error(fmt::format("{}: {:.0f} runs: more than the 10^9 one sweep may plan", plan.source, run_count));
     const double plan_bytes = point_count * (8.0 * static_cast<double>(per_run.dump().size()) + 1024.0) +
                               run_count * static_cast<double>(sizeof(Run));
     if (const double available = static_cast<double>(memory_available()); plan_bytes > 0.5 * available)
         throw Error(fmt::format("{}: {:.0f} runs: their plan alone needs about {:.2f} GiB, more than half of the {:.2f} GiB "
                                 "this machine (or its memory limit) leaves; sweep fewer runs at once",
-                                source, run_count, plan_bytes / 1073741824.0, available / 1073741824.0));
+                                plan.source, run_count, plan_bytes / 1073741824.0, available / 1073741824.0));
     plan.runs.reserve(static_cast<std::size_t>(run_count));
     std::vector<std::size_t> counter(axes.size(), 0);
     for (;;) {
@@ -559,7 +569,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
                 point->values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
                 point->swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
             }
-        set_id_parts(*point, kind_name);
+        set_id_parts(*point, plan.kind->name);
         plan.points.push_back(point);
         for (std::uint64_t seed : plan.seeds) {
             Run run;
@@ -579,9 +589,11 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
                 return p->values.contains(key) && p->values[key].is_number_float();
             }))
             plan.real_swept_keys.push_back(key);
+}
 
-    // The config as run: the file's keys after every override, flat, with the
-    // seed list spelled out; running it again gives the same plan.
+// The config as run: the file's keys after every override, flat, with the
+// seed list spelled out; running it again gives the same plan.
+void record_config(Plan& plan, const Json& root, const Json& flat, const std::vector<Override>& given_overrides) {
     plan.config = Json::object();
     for (const char* key : {"experiment", "description"})
         if (root.contains(key)) plan.config[key] = root[key];
@@ -591,7 +603,13 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
     for (const auto& o : given_overrides) plan.overrides.push_back(o.text);
     for (const char* key : {"sweep", "zip", "protocol", "expect", "check"})
         if (root.contains(key)) plan.config[key] = root[key];
+}
 
+// The blocks that judge the tables: the protocol the document's values
+// hold for (and where this plan departs from it), the expectations, and
+// check's tolerance.
+void read_judging_blocks(Plan& plan, const Json& root, const Schema& schema) {
+    const std::string& source = plan.source;
     // Whether every run holds `value` for `key`, validated against the schema.
     auto all_runs_hold = [&](const std::string& key, const Json& given, const std::string& where) {
         if (key == "seeds") {
@@ -600,7 +618,7 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
             return want.get<std::vector<std::uint64_t>>() == plan.seeds;
         }
         const KeySpec* spec = schema.find(key);
-        if (!spec) unknown_key(where, key, schema, kind_name);
+        if (!spec) unknown_key(where, key, schema, plan.kind->name);
         check_value(where, *spec, given);
         return std::all_of(plan.points.begin(), plan.points.end(), [&](const auto& p) { return p->values.value(key, Json()) == given; });
     };
@@ -635,6 +653,35 @@ Plan make_plan(const Json& root_in, const std::string& source, const std::vector
         plan.check_tolerance.rtol = read_tolerance(c, "rtol", plan.check_tolerance.rtol, source + ": check");
         plan.check_tolerance.atol = read_tolerance(c, "atol", plan.check_tolerance.atol, source + ": check");
     }
+}
+
+}  // namespace
+
+Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& given_overrides,
+               const std::vector<ExperimentKind>& kinds) {
+    if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
+    Json root = root_in;
+    Plan plan;
+    plan.kind = &find_kind(root, source, kinds);
+    plan.source = source;
+    const Schema schema = with_common_keys(*plan.kind);
+    if (root.contains("description")) {
+        if (!root["description"].is_string()) throw Error(source + ": key 'description': expected a string");
+        plan.description = root["description"].get<std::string>();
+    }
+    if (root.contains("seeds")) root["seeds"] = expand_seed_range(root["seeds"], source + ": key 'seeds'");
+    Json flat = Json::object();
+    flatten(root, "", schema, source, plan.kind->name, flat);
+    std::vector<Override> overrides;
+    for (const auto& o : given_overrides) expand_nested(o, schema, overrides);
+    apply_overrides(overrides, schema, plan.kind->name, root, flat);
+
+    const Json resolved = resolve_keys(flat, root, schema, source);
+    const std::vector<Axis> axes = read_axes(root, schema, source, plan.kind->name);
+    read_seeds(plan, resolved, axes);
+    expand_grid(plan, resolved, axes);
+    record_config(plan, root, flat, given_overrides);
+    read_judging_blocks(plan, root, schema);
     if (plan.kind->validate) {
         try {
             plan.kind->validate(plan);

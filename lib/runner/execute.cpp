@@ -24,18 +24,6 @@ namespace ffn::runner {
 
 namespace {
 
-// A swept key's column: real when any run's value is, so that a sweep
-// written [0, 0.7] is one real column rather than an integer one that
-// cannot take 0.7.
-report::Column column_for(const Plan& plan, const std::string& key, const Json& value) {
-    return {.name = key, .type = plan.swept_real(key) ? report::ColumnType::real : report::column_type_of(value), .precision = 6};
-}
-
-report::Cell swept_cell(const Plan& plan, const std::string& key, const Json& value) {
-    if (value.is_number_integer() && plan.swept_real(key)) return value.get<double>();
-    return report::cell_of(value);
-}
-
 std::string utc_now() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
@@ -46,38 +34,6 @@ std::string utc_now() {
 }
 
 }  // namespace
-
-std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run) {
-    std::vector<report::Table> out;
-    for (std::size_t r = 0; r < per_run.size(); ++r) {
-        const auto swept = plan.runs[r].swept();
-        for (auto& t : per_run[r]) {
-            report::Table* joined = nullptr;
-            for (auto& candidate : out)
-                if (candidate.name() == t.name()) joined = &candidate;
-            if (!joined) {
-                out.emplace_back(t.name());
-                joined = &out.back();
-                // Swept values lead, unless the run's table already shows them.
-                for (const auto& [key, value] : swept)
-                    if (!t.find_column(key)) joined->add_column(column_for(plan, key, value));
-                for (const auto& c : t.columns()) joined->add_column(c);
-                // A row per run is named by the run's swept values (report::diff
-                // falls back to positions where they repeat).
-                for (const auto& [key, value] : swept)
-                    if (joined->find_column(key)) joined->add_key(key);
-            }
-            for (const auto& row : t.rows()) {
-                std::vector<report::Cell> cells;
-                for (const auto& [key, value] : swept)
-                    if (!t.find_column(key)) cells.push_back(swept_cell(plan, key, value));
-                cells.insert(cells.end(), row.begin(), row.end());
-                joined->add_row(std::move(cells));
-            }
-        }
-    }
-    return out;
-}
 
 std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
     // The runs of a point of the grid: its seeds.
@@ -104,126 +60,6 @@ std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::ve
                                kept.begin() + static_cast<std::ptrdiff_t>(std::min(kept.size(), k + most)));
     }
     return units;
-}
-
-void add_swept_columns(const Plan& plan, report::Table& table) {
-    if (plan.runs.empty()) return;
-    for (const auto& [key, value] : plan.runs.front().point->swept) {
-        table.add_column(column_for(plan, key, value));
-        table.add_key(key);
-    }
-}
-
-std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run) {
-    std::vector<report::Cell> cells;
-    for (const auto& [key, value] : plan.runs.at(run).point->swept) cells.push_back(swept_cell(plan, key, value));
-    return cells;
-}
-
-std::string settings_key(const Plan& plan, std::size_t run, const std::vector<std::string>& without, bool resolved) {
-    const Run& r = plan.runs.at(run);
-    const auto left_out = [&](const std::string& key) {
-        return key == "seed" || std::find(without.begin(), without.end(), key) != without.end();
-    };
-    std::string key;
-    if (resolved) {
-        for (const auto& item : r.point->values.items())
-            if (!left_out(item.key())) key += item.key() + "=" + item.value().dump() + "\n";
-    } else {
-        for (const auto& [name, value] : r.point->swept)
-            if (!left_out(name)) key += name + "=" + value.dump() + "\n";
-    }
-    return key;
-}
-
-void set_summary_after_swept(const Plan& plan, report::Table& table,
-                             const std::vector<std::pair<std::string, std::string>>& rest) {
-    std::vector<std::pair<std::string, std::string>> columns;
-    if (!plan.runs.empty())
-        for (const auto& [key, value] : plan.runs.front().point->swept) columns.emplace_back(key, "");
-    columns.insert(columns.end(), rest.begin(), rest.end());
-    table.set_summary(columns);
-}
-
-namespace {
-
-std::string statistic_name(Statistic s) {
-    switch (s) {
-        case Statistic::mean: return "mean";
-        case Statistic::sd: return "sd";
-        case Statistic::median: return "median";
-        case Statistic::min: return "min";
-        case Statistic::max: return "max";
-    }
-    return "?";
-}
-
-report::Cell statistic(Statistic s, const std::vector<double>& v) {
-    if (v.empty()) return {};
-    switch (s) {
-        case Statistic::mean: return mean(v);
-        case Statistic::sd: return sample_sd(v);
-        case Statistic::median: return median(v);
-        case Statistic::min: return *std::min_element(v.begin(), v.end());
-        case Statistic::max: return *std::max_element(v.begin(), v.end());
-    }
-    return {};
-}
-
-}  // namespace
-
-report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
-                              const SeedStatistics& spec) {
-    report::Table t(spec.table);
-    add_swept_columns(plan, t);
-    std::vector<std::string> shown;
-    for (const auto& k : spec.keys)
-        if (!t.find_column(k)) {
-            t.add_column(column_for(plan, k, plan.runs.front().raw(k)));
-            shown.push_back(k);
-        }
-    t.add_column("seeds", report::ColumnType::integer);
-    for (const auto& c : spec.columns)
-        for (const Statistic s : c.statistics)
-            t.add_column(c.as + "_" + statistic_name(s), report::ColumnType::real, spec.precision);
-    for (const auto& group : seed_groups(plan)) {
-        auto cells = swept_cells(plan, group.front());
-        for (const auto& k : shown) cells.push_back(report::cell_of(plan.runs[group.front()].raw(k)));
-        cells.push_back(static_cast<std::int64_t>(group.size()));
-        for (const auto& c : spec.columns) {
-            std::vector<double> values;
-            for (const std::size_t i : group)
-                if (!per_run[i].empty() && per_run[i].front().row_count() > 0)
-                    if (const auto x = report::as_number(per_run[i].front().at(0, c.column))) values.push_back(*x);
-            for (const Statistic s : c.statistics) cells.push_back(statistic(s, values));
-        }
-        t.add_row(std::move(cells));
-    }
-    return t;
-}
-
-report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run) {
-    report::Table runs("runs");
-    runs.set_long_form();
-    add_swept_columns(plan, runs);
-    runs.add_column("seed", report::ColumnType::integer);
-    runs.add_key("seed");
-    runs.add_column("run_id", report::ColumnType::text);
-    for (auto c : per_run.front().front().columns()) {
-        // A run's own column named like a swept key (a kind's "steps" when
-        // steps are swept) keeps both: the run's gets a suffix.
-        if (runs.find_column(c.name)) c.name += "_run";
-        runs.add_column(c);
-    }
-    for (std::size_t i = 0; i < per_run.size(); ++i) {
-        auto cells = swept_cells(plan, i);
-        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
-        cells.push_back(plan.runs[i].id_hex());
-        const auto& row = per_run[i].front().rows().front();
-        cells.insert(cells.end(), row.begin(), row.end());
-        runs.add_row(std::move(cells));
-    }
-    return runs;
 }
 
 SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
@@ -338,9 +174,11 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         return result;
     }
     try {
-        result.tables = plan.kind->aggregate          ? plan.kind->aggregate(plan, per_run)
-                        : plan.kind->seed_statistics ? std::vector{summarize_seeds(plan, per_run, *plan.kind->seed_statistics)}
-                                                     : concatenate_runs(plan, per_run);
+        Aggregation joining(plan, per_run);
+        result.tables = plan.kind->aggregate          ? plan.kind->aggregate(joining)
+                        : plan.kind->seed_statistics ? std::vector{joining.summarize_seeds(*plan.kind->seed_statistics)}
+                                                     : joining.concatenate_runs();
+        for (report::Table& t : result.tables) joining.set_headline_summary(t);
     } catch (const Error& e) {
         throw Error(plan.source + ": " + e.what(), e.code());
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/table.h"
+#include "runner/aggregation.h"
 #include "runner/config.h"
 #include "runner/schema.h"
 
@@ -60,6 +61,11 @@ struct ExperimentKind {
     std::string name = {};
     std::string description = {};  // one line, for `ffn-lab list`
     Schema schema = {};
+    // The columns a reader comes for, by table: a terminal shows a table's
+    // swept values, these and its verdict, and names the rest (the
+    // document's values among them). A table whose aggregate set its own
+    // summary (report::Table::set_summary) keeps it.
+    std::map<std::string, std::vector<std::string>> headlines = {};
     // Optional: refuses (ffn::Error) a plan the schema alone cannot judge,
     // relations between keys or across runs, before any run starts.
     std::function<void(const Plan&)> validate = {};
@@ -73,10 +79,10 @@ struct ExperimentKind {
     // runner hands it at most `batch_runs` runs of one seed group at a time.
     std::function<std::vector<std::vector<report::Table>>(std::span<const Run>)> run_batch = {};
     std::size_t batch_runs = 8;
-    // Joins the runs' tables (per_run[i] belongs to plan.runs[i]). Empty: the
-    // seed statistics below when declared, else the default, which
-    // concatenates same-named tables with the swept values as leading columns.
-    std::function<std::vector<report::Table>(const Plan&, std::vector<std::vector<report::Table>>&)> aggregate = {};
+    // Joins the runs' tables (runner/aggregation.h). Empty: the seed
+    // statistics below when declared, else the default, which concatenates
+    // same-named tables with the swept values as leading columns.
+    std::function<std::vector<report::Table>(Aggregation&)> aggregate = {};
     std::optional<SeedStatistics> seed_statistics = {};
     // True when runs write their models under run.artifacts (sweep --save-weights).
     bool saves_weights = false;
@@ -110,31 +116,5 @@ std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan);
 // batch_runs runs of one seed group, in grid order. execute() runs them;
 // sweep --shard hands them out whole.
 std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::vector<bool>& include);
-
-// The swept values of a group (its first run's, without the seed), as
-// leading table columns.
-void add_swept_columns(const Plan& plan, report::Table& table);
-std::vector<report::Cell> swept_cells(const Plan& plan, std::size_t run);
-// What names run `run`'s group beside others, as one string: its swept
-// values but the seed and the keys `without` (or, with `resolved`, every
-// resolved value but the seed and those keys). Runs with equal keys differ
-// only in what was left out: a kind links a width to the same settings one
-// width narrower by it, or names a stream by what a group computes.
-std::string settings_key(const Plan& plan, std::size_t run, const std::vector<std::string>& without, bool resolved = false);
-// Those columns first, then `rest`: a table's terminal summary
-// (report::Table::set_summary), labels as there.
-void set_summary_after_swept(const Plan& plan, report::Table& table,
-                             const std::vector<std::pair<std::string, std::string>>& rest);
-
-report::Table summarize_seeds(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run,
-                              const SeedStatistics& spec);
-
-// Every run's row, one per run in grid order: the swept values, the seed,
-// the run id (which joins the row with the manifest and saved files), then
-// the first row of the run's first table. A kind's "runs" table.
-report::Table per_run_rows(const Plan& plan, const std::vector<std::vector<report::Table>>& per_run);
-
-// The default join described above.
-std::vector<report::Table> concatenate_runs(const Plan& plan, std::vector<std::vector<report::Table>>& per_run);
 
 }  // namespace ffn::runner

@@ -12,11 +12,6 @@ namespace ffn::train {
 namespace {
 
 template <class T>
-double compute_loss(LossKind kind, const nn::Matrix<T>& out, const nn::Matrix<T>& target, nn::Matrix<T>& grad) {
-    return kind == LossKind::cross_entropy ? cross_entropy_loss(out, target, grad) : mse_loss(out, target, grad);
-}
-
-template <class T>
 void gather_rows(const nn::Matrix<T>& from, const std::vector<std::size_t>& order, std::size_t begin, std::size_t count,
                  nn::Matrix<T>& to) {
     const std::size_t cols = from.shape()[1];
@@ -29,9 +24,9 @@ void gather_rows(const nn::Matrix<T>& from, const std::vector<std::size_t>& orde
 
 
 template <class T>
-double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, LossKind loss) {
+double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y) {
     nn::Matrix<T> grad;
-    return compute_loss(loss, model.forward(X), Y, grad);
+    return mse_loss(model.forward(X), Y, grad);
 }
 
 template <class T>
@@ -61,7 +56,7 @@ FitRecord fit(nn::Module<T>& model, Optimizer<T>& optimizer, const nn::Matrix<T>
             xs = &xb;
             ys = &yb;
         }
-        const double loss = compute_loss(spec.loss, model.forward(*xs), *ys, grad);
+        const double loss = mse_loss(model.forward(*xs), *ys, grad);
         record.steps_done = step;
         if (!std::isfinite(loss)) {
             record.curve.emplace_back(step, loss);
@@ -81,7 +76,7 @@ FitRecord fit(nn::Module<T>& model, Optimizer<T>& optimizer, const nn::Matrix<T>
             break;
         }
     }
-    record.final_loss = evaluate_loss(model, X, Y, spec.loss);
+    record.final_loss = evaluate_loss(model, X, Y);
     if (!std::isfinite(record.final_loss)) record.status = "diverged";
     return record;
 }
@@ -91,9 +86,7 @@ template FitRecord fit<float>(nn::Module<float>&, Optimizer<float>&, const nn::M
 template FitRecord fit<double>(nn::Module<double>&, Optimizer<double>&, const nn::Matrix<double>&,
                                const nn::Matrix<double>&, const FitSpec&, Rng&,
                                const std::function<void(long, long, double)>&);
-template double evaluate_loss<float>(nn::Module<float>&, const nn::Matrix<float>&, const nn::Matrix<float>&,
-                                     LossKind);
-template double evaluate_loss<double>(nn::Module<double>&, const nn::Matrix<double>&, const nn::Matrix<double>&,
-                                      LossKind);
+template double evaluate_loss<float>(nn::Module<float>&, const nn::Matrix<float>&, const nn::Matrix<float>&);
+template double evaluate_loss<double>(nn::Module<double>&, const nn::Matrix<double>&, const nn::Matrix<double>&);
 
 }  // namespace ffn::train

@@ -1,5 +1,5 @@
 #pragma once
-// The training loop: full-batch or minibatch steps of forward, loss,
+// The training loop: full-batch or minibatch steps of forward, MSE loss,
 // backward and an optimizer update, with the loss recorded every few steps.
 // A run whose loss turns NaN or infinite stops there and says so in its
 // record; it never hands on a table of NaNs as a result.
@@ -15,14 +15,11 @@
 
 namespace ffn::train {
 
-enum class LossKind { mse, cross_entropy };
-
 struct FitSpec {
     long steps = 1000;
     long batch_size = 0;     // 0: full batch
     long record_every = 100; // loss curve spacing (the last step is always recorded)
     double stop_below = -1;  // early stop once the step's loss is below this (negative: never)
-    LossKind loss = LossKind::mse;
     ScheduleSpec schedule;
 };
 
@@ -40,8 +37,8 @@ template <class T>
 FitRecord fit(nn::Module<T>& model, Optimizer<T>& optimizer, const nn::Matrix<T>& X, const nn::Matrix<T>& Y,
               const FitSpec& spec, Rng& shuffle, const std::function<void(long, long, double)>& progress = {});
 
-// The loss of `model` on (X, Y) without training.
+// The MSE of `model` on (X, Y) without training.
 template <class T>
-double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y, LossKind loss);
+double evaluate_loss(nn::Module<T>& model, const nn::Matrix<T>& X, const nn::Matrix<T>& Y);
 
 }  // namespace ffn::train

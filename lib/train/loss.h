@@ -18,10 +18,4 @@ template <class T>
 std::vector<double> batched_mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, std::size_t instances,
                                      nn::Matrix<T>& grad);
 
-// Mean over rows of -log softmax(logits)[target], with the log-sum-exp taken
-// around the row maximum so large logits do not overflow. `target` holds one
-// class index per row (as a number). grad = (softmax - onehot) / rows.
-template <class T>
-double cross_entropy_loss(const nn::Matrix<T>& logits, const nn::Matrix<T>& target, nn::Matrix<T>& grad);
-
 }  // namespace ffn::train

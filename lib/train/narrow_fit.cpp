@@ -59,7 +59,6 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
     if (x.size() != y.size() || x.empty()) throw Error("fit_narrow: need as many targets as samples, at least one");
     if (spec.batch_size > 0 && static_cast<std::size_t>(spec.batch_size) < x.size())
         throw Error("fit_narrow: full-batch training only");
-    if (spec.loss != LossKind::mse) throw Error("fit_narrow: the MSE loss only");
     const std::size_t L = narrow_lanes();
     const std::size_t m = nets.front()->layers[0].out_features(), count = nets.size();
     for (const auto* net : nets) require_narrow(*net, m, nets.front()->activation);
@@ -112,7 +111,7 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
     for (std::size_t i = 0; i < count; ++i) {
         if (running[i]) finish(i, "ok");
         // As train::fit ends: the loss over the data through the net itself.
-        records[i].final_loss = evaluate_loss(*nets[i], X, Y, LossKind::mse);
+        records[i].final_loss = evaluate_loss(*nets[i], X, Y);
         if (!std::isfinite(records[i].final_loss)) records[i].status = "diverged";
     }
     return records;

@@ -1,10 +1,11 @@
 #pragma once
-// The toy model of superposition, x' = ReLU(W^T W x + b), its loss and the
-// loss's gradient, for `instances` models trained as one computation. Per
+// Elhage et al.'s toy model of superposition, x' = ReLU(W^T W x + b): its
+// loss and the loss's gradient, for `instances` models trained as one
+// computation (the toy_superposition kind trains thousands this way). Per
 // instance, the batch is stored feature-major (x[i * batch + s] is feature
 // i of sample s) and W is m x n (W[k * n + i]: hidden dimension k, feature
-// i); the instances follow each other in x, W and b. The loss, as in Elhage
-// et al.'s code, is the importance-weighted squared error averaged over
+// i); the instances follow each other in x, W and b. The loss, as in the
+// paper's code, is the importance-weighted squared error averaged over
 // samples and features:
 //
 //   L = 1/(batch n) sum_s sum_i I_i (ReLU(o_i) - x_i)^2,  o = W^T h + b,  h = W x.
@@ -12,9 +13,9 @@
 // The five products go through gemm_batched, one call each over all
 // instances, so each instance gets the bits it gets alone and the same bits
 // with any kernel family. The bias gradient is a sum over the batch in
-// blocked_sum's fixed order. tests/experiments/test_toy_superposition.cpp
-// checks the gradient against finite differences of the loss, and a stack
-// of instances against each alone.
+// blocked_sum's fixed order. tests/train/test_toy_model.cpp checks the
+// gradient against finite differences of the loss, and a stack of
+// instances against each alone.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +23,7 @@
 
 #include "gemm/gemm.h"
 
-namespace ffn::experiments::toy_superposition {
+namespace ffn::train::toy_model {
 
 struct Shape {
     std::size_t n, m, batch;  // features, hidden dimensions, samples
@@ -114,4 +115,4 @@ inline double loss(const Shape& s, const double* W, const double* b, const doubl
     return total / static_cast<double>(s.batch * s.n);
 }
 
-}  // namespace ffn::experiments::toy_superposition
+}  // namespace ffn::train::toy_model
