@@ -2,20 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
-#include "core/error.h"
+#include <unistd.h>
 
+#include "common.h"
+#include "core/error.h"
 #include "report/diff.h"
 #include "report/table_io.h"
+#include "report/terminal.h"
+#include "runner/output_set.h"
 
 namespace ffn::app {
 
 CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
     auto* cmd = app.add_subcommand(
-        "diff", "Compare two result tables (JSON or CSV) cell by cell; exit 0 equal, 1 different, 2 error");
-    cmd->add_option("A", o.a, "First results file")->required();
-    cmd->add_option("B", o.b, "Second results file")->required();
+        "diff", "Compare two results (table files, JSON or CSV, or two --out folders as wholes); exit 0 equal, 1 different, 2 error");
+    cmd->add_option("A", o.a, "First results: a table file or an --out folder")->required();
+    cmd->add_option("B", o.b, "Second results, the reference for --rtol")->required();
     // NaN passes NonNegativeNumber (no comparison with it is false), and
     // a NaN or infinite tolerance would let every difference through.
     const auto finite_non_negative = [](const std::string& text) {
@@ -30,12 +35,25 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
     cmd->add_option("--rtol", o.rtol, "Relative tolerance, times |B|: B is the reference")->check(finite_non_negative);
     cmd->add_option("--atol", o.atol, "Absolute tolerance")->check(finite_non_negative);
     cmd->add_option("--table", o.tables, "Compare only this table (repeatable)");
+    cmd->add_option("--columns", o.columns, "Compare only these columns (comma-separated; rows are still matched by their keys)")
+        ->delimiter(',');
+    cmd->add_flag("--lines", o.lines, "One line per difference, as `check` prints them (for grep and scripts)");
     return cmd;
 }
 
+namespace {
+
+std::vector<report::Table> read_side(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return runner::read_result_folder(path).tables;
+    return report::read_tables(path);
+}
+
+}  // namespace
+
 int run_diff(const DiffOptions& o) {
-    auto a = report::read_tables(o.a);
-    auto b = report::read_tables(o.b);
+    auto a = read_side(o.a);
+    auto b = read_side(o.b);
     if (!o.tables.empty()) {
         const auto only_named = [&](std::vector<report::Table>& tables) {
             std::erase_if(tables, [&](const report::Table& t) {
@@ -51,8 +69,33 @@ int run_diff(const DiffOptions& o) {
             if (!has(a) && !has(b)) throw Error("--table " + name + ": neither " + o.a + " nor " + o.b + " has that table");
         }
     }
-    const auto differences = report::diff_tables(a, b, {o.rtol, o.atol});
-    for (const auto& d : differences) std::cout << report::describe(d) << "\n";
+    auto differences = report::diff_tables(a, b, {o.rtol, o.atol});
+    if (!o.columns.empty()) {
+        const auto named = [&](const std::string& column) {
+            return std::find(o.columns.begin(), o.columns.end(), column) != o.columns.end();
+        };
+        for (const auto& column : o.columns) {
+            const auto has = [&](const std::vector<report::Table>& tables) {
+                return std::any_of(tables.begin(), tables.end(), [&](const report::Table& t) { return t.find_column(column).has_value(); });
+            };
+            if (!has(a) && !has(b)) throw Error("--columns " + column + ": no table of " + o.a + " or " + o.b + " has that column");
+        }
+        std::erase_if(differences, [&](const report::Difference& d) { return d.is_cell() && !named(d.column); });
+    }
+    std::size_t compared = a.size();
+    for (const auto& t : b)
+        if (std::none_of(a.begin(), a.end(), [&](const report::Table& u) { return u.name() == t.name(); })) ++compared;
+    if (o.lines) {
+        for (const auto& d : differences) std::cout << report::describe(d) << "\n";
+        return differences.empty() ? 0 : 1;
+    }
+    std::cout << report::difference_summary(differences, compared) << "\n";
+    for (const auto& d : differences)
+        if (!d.is_cell()) std::cout << "  " << d.where << "\n";
+    const bool terminal = ::isatty(STDOUT_FILENO) != 0;
+    for (const auto& t : report::difference_tables(differences))
+        std::cout << "\n## " << t.name() << "\n\n"
+                  << (terminal ? report::to_terminal(t, {terminal_width(), true, {}}) : report::to_markdown(t));
     return differences.empty() ? 0 : 1;
 }
 

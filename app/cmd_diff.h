@@ -9,7 +9,9 @@ struct DiffOptions {
     std::string a, b;
     double rtol = 0.0;
     double atol = 0.0;
-    std::vector<std::string> tables;  // compare only these (all when empty)
+    std::vector<std::string> tables;   // compare only these (all when empty)
+    std::vector<std::string> columns;  // and only these columns' cells
+    bool lines = false;                // a line per difference instead of the report
 };
 
 CLI::App* setup_diff(CLI::App& app, DiffOptions& options);

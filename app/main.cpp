@@ -21,6 +21,7 @@
 #include "cmd_diff.h"
 #include "cmd_list.h"
 #include "cmd_merge.h"
+#include "cmd_results.h"
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     MergeOptions merge;
     ListOptions list;
     DiffOptions diff;
+    ResultsOptions results;
     CheckOptions check;
     BenchOptions bench;
     SlurmOptions slurm;
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
     auto* merge_cmd = setup_merge(app, merge);
     auto* list_cmd = setup_list(app, list);
     auto* diff_cmd = setup_diff(app, diff);
+    auto* results_cmd = setup_results(app, results);
     auto* check_cmd = setup_check(app, check);
     auto* bench_cmd = setup_bench(app, bench);
     auto* slurm_cmd = setup_slurm(app, slurm);
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
         else if (slurm_cmd->parsed()) code = run_slurm(slurm);
         else if (list_cmd->parsed()) code = run_list(list);
         else if (diff_cmd->parsed()) code = run_diff(diff);
+        else if (results_cmd->parsed()) code = run_results(results);
         else if (check_cmd->parsed()) code = run_check(check);
         else if (bench_cmd->parsed()) code = run_bench(bench, argv);
     } catch (const ffn::Error& e) {

@@ -25,25 +25,26 @@ void check_display(const DisplayOptions& d) {
     if (format == "csv" && d.tables.size() > 1) throw Error("--format csv: one table per stream; give one --table (--out writes them all)");
 }
 
-int print_results(const runner::Plan& plan, const runner::SweepResult& result, const DisplayOptions& d) {
+void print_tables(const std::vector<report::Table>& tables, const std::string& kind, const runner::Json& manifest,
+                  const DisplayOptions& d) {
     const bool terminal = on_terminal(d);
     const std::string format = d.format.empty() ? "md" : d.format;
     // An explicit format asks for every table; the default shows what a
     // terminal shows, in a pipe too.
     const report::Selected shown =
-        report::select_tables(result.tables, {d.tables, d.columns, !d.format.empty()}, plan.kind->name);
+        report::select_tables(tables, {d.tables, d.columns, !d.format.empty()}, kind);
     // CSV is one table per stream for pandas and friends: several tables
     // would need separators no CSV reader knows.
     if (format == "csv" && shown.tables.size() > 1) {
         std::string names;
         for (const auto* t : shown.tables) names += (names.empty() ? "" : ", ") + t->name();
         throw Error(fmt::format("--format csv: experiment '{}' has {} tables ({}); name one with --table (--out writes them all)",
-                                plan.kind->name, shown.tables.size(), names));
+                                kind, shown.tables.size(), names));
     }
     if (format == "json" && !terminal) {
-        std::vector<report::Table> tables;
-        for (const auto* t : shown.tables) tables.push_back(*t);
-        std::cout << report::results_document(plan.kind->name, tables, result.manifest).dump(2) << "\n";
+        std::vector<report::Table> picked;
+        for (const auto* t : shown.tables) picked.push_back(*t);
+        std::cout << report::results_document(kind, picked, manifest).dump(2) << "\n";
     } else {
         const report::TerminalView view{terminal_width(), d.wide, {}};
         for (std::size_t i = 0; i < shown.tables.size(); ++i) {
@@ -58,6 +59,10 @@ int print_results(const runner::Plan& plan, const runner::SweepResult& result, c
         }
     }
     std::cout.flush();
+}
+
+int print_results(const runner::Plan& plan, const runner::SweepResult& result, const DisplayOptions& d) {
+    print_tables(result.tables, plan.kind->name, result.manifest, d);
     if (d.quiet) return d.check && report::count_verdicts(result.tables).miss > 0 ? 1 : 0;
     const auto& e = result.expect;
     const auto verdicts = report::count_verdicts(result.tables);

@@ -20,6 +20,11 @@ struct DisplayOptions {
 // Refuses contradictory display options before any work.
 void check_display(const DisplayOptions& d);
 
+// Prints the tables to stdout as the options ask (`kind` names the
+// experiment in messages and in the JSON document; `manifest` may be null).
+void print_tables(const std::vector<report::Table>& tables, const std::string& kind, const runner::Json& manifest,
+                  const DisplayOptions& d);
+
 // Prints the tables to stdout and the verdict summary to stderr; returns
 // the exit code (1 when --check finds a miss).
 int print_results(const runner::Plan& plan, const runner::SweepResult& result, const DisplayOptions& d);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <set>
 #include <unordered_set>
 
 namespace ffn::report {
@@ -67,8 +68,9 @@ RowNames row_names(const Table& a, const Table& b) {
     return names;
 }
 
-void diff_rows(const Table& a, std::size_t ra, const Table& b, std::size_t rb, const std::string& where, Tolerance tol,
+void diff_rows(const Table& a, std::size_t ra, const Table& b, std::size_t rb, const std::string& row, Tolerance tol,
                std::vector<Difference>& out) {
+    const std::string where = "table '" + a.name() + "' row " + row;
     for (std::size_t ca = 0; ca < a.columns().size(); ++ca) {
         const Column& col = a.columns()[ca];
         const auto cb = b.find_column(col.name);
@@ -76,8 +78,14 @@ void diff_rows(const Table& a, std::size_t ra, const Table& b, std::size_t rb, c
         const Cell& x = a.rows()[ra][ca];
         const Cell& y = b.rows()[rb][*cb];
         if (!cells_agree(x, y, tol))
-            out.push_back({where + " column '" + col.name + "'", is_null(x) ? "null" : format_cell(x, 0),
-                           is_null(y) ? "null" : format_cell(y, 0)});
+            out.push_back({.where = where + " column '" + col.name + "'",
+                           .a = is_null(x) ? "null" : format_cell(x, 0),
+                           .b = is_null(y) ? "null" : format_cell(y, 0),
+                           .table = a.name(),
+                           .row = row,
+                           .column = col.name,
+                           .x = x,
+                           .y = y});
     }
 }
 
@@ -94,7 +102,7 @@ void diff_one(const Table& a, const Table& b, Tolerance tol, std::vector<Differe
                                " in B",
                            "", ""});
         for (std::size_t r = 0; r < std::min(a.row_count(), b.row_count()); ++r)
-            diff_rows(a, r, b, r, here + " row " + names.a[r], tol, out);
+            diff_rows(a, r, b, r, names.a[r], tol, out);
         return;
     }
     std::unordered_map<std::string, std::size_t> row_of_b;
@@ -102,7 +110,7 @@ void diff_one(const Table& a, const Table& b, Tolerance tol, std::vector<Differe
     for (std::size_t ra = 0; ra < a.row_count(); ++ra) {
         const auto it = row_of_b.find(names.a[ra]);
         if (it == row_of_b.end()) out.push_back({here + " row " + names.a[ra] + ": only in A", "", ""});
-        else diff_rows(a, ra, b, it->second, here + " row " + names.a[ra], tol, out);
+        else diff_rows(a, ra, b, it->second, names.a[ra], tol, out);
     }
     const std::unordered_set<std::string> in_a(names.a.begin(), names.a.end());
     for (const auto& name : names.b)
@@ -125,6 +133,61 @@ std::vector<Difference> diff_tables(const std::vector<Table>& a, const std::vect
 std::string describe(const Difference& d) {
     if (d.a.empty() && d.b.empty()) return d.where;
     return d.where + ": A=" + d.a + " B=" + d.b;
+}
+
+namespace {
+
+std::string counted(std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string difference_summary(const std::vector<Difference>& differences, std::size_t tables_compared) {
+    std::size_t cells = 0, notes = 0;
+    std::set<std::pair<std::string, std::string>> rows;
+    std::set<std::string> tables;
+    for (const auto& d : differences) {
+        if (!d.is_cell()) {
+            ++notes;
+            continue;
+        }
+        ++cells;
+        rows.emplace(d.table, d.row);
+        tables.insert(d.table);
+    }
+    const std::string compared = "(" + counted(tables_compared, "table", "tables") + " compared)";
+    if (differences.empty()) return "A and B agree: no cell differs " + compared;
+    std::string line = cells ? counted(cells, "cell differs", "cells differ") + " in " + counted(rows.size(), "row", "rows") +
+                                   " of " + counted(tables.size(), "table", "tables") + " " + compared
+                             : "no cell differs " + compared;
+    if (notes) line += "; " + counted(notes, "difference", "differences") + " of shape (tables, columns or rows in one side only)";
+    return line;
+}
+
+std::vector<Table> difference_tables(const std::vector<Difference>& differences) {
+    std::vector<Table> out;
+    for (const auto& d : differences) {
+        if (!d.is_cell()) continue;
+        if (out.empty() || out.back().name() != d.table) {
+            out.emplace_back(d.table);
+            out.back()
+                .add_column("row", ColumnType::text)
+                .add_column("column", ColumnType::text)
+                .add_column("A", ColumnType::text)
+                .add_column("B", ColumnType::text)
+                .add_column("B - A", ColumnType::real, 0)
+                .add_column("relative", ColumnType::real, 3);
+        }
+        const auto x = as_number(d.x), y = as_number(d.y);
+        Cell change{}, relative{};
+        if (x && y && std::isfinite(*x) && std::isfinite(*y)) {
+            change = *y - *x;
+            if (*x != 0) relative = (*y - *x) / std::fabs(*x);
+        }
+        out.back().add_row({d.row, d.column, d.a, d.b, change, relative});
+    }
+    return out;
 }
 
 }  // namespace ffn::report

@@ -223,6 +223,9 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     m["seeds"] = plan.seeds;
     m["started_utc"] = started;
     m["wall_seconds"] = wall;
+    // What `ffn-lab results` lists for the folder, without reading its tables.
+    const auto verdicts = report::count_verdicts(result.tables);
+    m["verdicts"] = {{"pass", verdicts.pass}, {"miss", verdicts.miss}, {"n/a", verdicts.not_applicable}};
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "report/table_io.h"
 #include "runner/run_cache.h"
 
 namespace ffn::runner {
@@ -128,6 +129,41 @@ bool is_inside(const std::string& inner, const std::string& outer) {
 }
 
 bool same_folder(const std::string& a, const std::string& b) { return on_disk(a) == on_disk(b); }
+
+namespace {
+std::optional<Json> result_manifest(const std::string& folder) {
+    std::error_code ec;
+    const fs::path manifest = fs::path(folder) / kManifest;
+    if (!fs::is_regular_file(fs::symlink_status(manifest, ec))) return std::nullopt;
+    try {
+        Json doc = load_json_file(manifest.string());
+        if (listed_files(doc)) return doc;
+    } catch (const Error&) {
+    }
+    return std::nullopt;
+}
+}  // namespace
+
+bool is_result_folder(const std::string& folder) { return result_manifest(folder).has_value(); }
+
+ResultFolder read_result_folder_manifest(const std::string& folder) {
+    auto manifest = result_manifest(folder);
+    if (!manifest)
+        throw Error(folder + ": not a folder ffn-lab wrote (no manifest.json naming the experiment, the config and the "
+                    "set's files)");
+    return {folder, *manifest, {}};
+}
+
+ResultFolder read_result_folder(const std::string& folder) {
+    ResultFolder out = read_result_folder_manifest(folder);
+    const Json& manifest = out.manifest;
+    for (const auto& f : manifest["output_files"]) {
+        const fs::path file = f.get<std::string>();
+        if (file.has_parent_path() || file.extension() != ".json" || file == kManifest) continue;
+        for (auto& t : report::read_tables((fs::path(folder) / file).string())) out.tables.push_back(std::move(t));
+    }
+    return out;
+}
 
 void check_output_folder(const std::string& folder, const std::string& config_file) {
     std::error_code ec;

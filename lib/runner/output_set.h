@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "report/table.h"
 #include "runner/config.h"
 
 namespace ffn::runner {
@@ -90,6 +91,21 @@ void check_output_folder(const std::string& folder, const std::string& config_fi
 // shard.json and runs/ (a real folder of run-cache entries); anything else
 // is refused, named, before any work.
 void check_shard_folder(const std::string& folder);
+
+// A folder a sweep wrote with --out, read back: its manifest and its
+// tables (the set's top-level NAME.json files, in the order the manifest
+// lists them). Throws ffn::Error naming the folder when it is not one
+// ffn-lab wrote (by the rule above) or a table does not read.
+struct ResultFolder {
+    std::string path;
+    Json manifest;
+    std::vector<report::Table> tables;
+};
+ResultFolder read_result_folder(const std::string& folder);
+// The same without its tables (the manifest alone is read).
+ResultFolder read_result_folder_manifest(const std::string& folder);
+// Whether `folder` holds a manifest.json by that rule (nothing else is read).
+bool is_result_folder(const std::string& folder);
 
 // Whether `inner` is `outer` or lies inside it, and whether `a` and `b`
 // name one place (a folder or a file), as paths on disk (symlinks in

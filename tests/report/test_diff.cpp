@@ -83,3 +83,33 @@ TEST_CASE("keys that do not name every row once fall back to positions") {
     CHECK(d[0].where == "table 'runs' row 1 column 'rmse'");
     CHECK(d[1].where == "table 'runs' row 2 column 'rmse'");
 }
+
+TEST_CASE("the diff report: a summary that counts cells, rows and tables, and B - A with its relative change") {
+    Table a("t"), b("t");
+    for (Table* t : {&a, &b}) {
+        t->add_column("k", ColumnType::integer).add_column("v", ColumnType::real).add_column("w", ColumnType::real);
+        t->add_key("k");
+    }
+    a.add_row({std::int64_t{1}, 2.0, 0.0});
+    a.add_row({std::int64_t{2}, 4.0, 1.0});
+    b.add_row({std::int64_t{1}, 2.5, 1.0});  // two cells of row k=1 differ
+    b.add_row({std::int64_t{2}, 4.0, 1.0});
+    const auto d = diff_tables({a}, {b}, {});
+    CHECK(difference_summary(d, 1) == "2 cells differ in 1 row of 1 table (1 table compared)");
+    CHECK(difference_summary({}, 3) == "A and B agree: no cell differs (3 tables compared)");
+    const auto tables = difference_tables(d);
+    REQUIRE(tables.size() == 1);
+    const Table& r = tables.front();
+    CHECK(r.at(0, "row") == Cell{std::string("k=1")});
+    CHECK(r.at(0, "column") == Cell{std::string("v")});
+    CHECK(r.at(0, "B - A") == Cell{0.5});
+    CHECK(r.at(0, "relative") == Cell{0.25});  // (2.5 - 2) / |2|, exact in binary
+    CHECK(r.at(1, "B - A") == Cell{1.0});
+    CHECK(is_null(r.at(1, "relative")));  // A = 0: no relative change
+    // A structural difference is counted apart from the cells.
+    Table extra("u");
+    extra.add_column("x", ColumnType::integer);
+    const auto with_table = diff_tables({a, extra}, {b}, {});
+    CHECK(difference_summary(with_table, 2) ==
+          "2 cells differ in 1 row of 1 table (2 tables compared); 1 difference of shape (tables, columns or rows in one side only)");
+}

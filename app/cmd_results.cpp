@@ -1,0 +1,32 @@
+#include "cmd_results.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "runner/history.h"
+
+namespace ffn::app {
+
+CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
+    auto* cmd = app.add_subcommand("results", "List the result folders sweeps wrote with --out: config, overrides, commit, "
+                                              "time, runs, verdicts (feed two of them to `diff`)");
+    cmd->add_option("folders", o.roots, "Result folders, or folders to search for them (default: results)");
+    cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
+        ->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns folder,pass,miss")->delimiter(',');
+    cmd->add_flag("--wide", o.display.wide, "On a terminal: every column, however long the lines");
+    cmd->add_flag("--tty", o.display.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
+    return cmd;
+}
+
+int run_results(const ResultsOptions& o) {
+    check_display(o.display);
+    const std::vector<std::string> roots = o.roots.empty() ? std::vector<std::string>{"results"} : o.roots;
+    if (o.roots.empty() && !std::filesystem::is_directory("results"))
+        throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
+                    "`ffn-lab results DIR` searches DIR)");
+    print_tables({runner::result_folders(roots)}, "results", nullptr, o.display);
+    return 0;
+}
+
+}  // namespace ffn::app
