@@ -13,8 +13,10 @@ namespace ffn::app {
 CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
     auto* cmd = app.add_subcommand(
         "check", "Regenerate configs (default: all under configs/) and diff them against their expected tables");
-    cmd->add_option("configs", o.configs, "Config files to check (default: every configs/*.json)");
-    cmd->add_option("--root", o.root, "ffn-lab checkout holding configs/ and experiments/ (default: found automatically)");
+    cmd->add_option("configs", o.configs, "Config files to check (default: every configs/*.json of the root)");
+    cmd->add_option("--root", o.root,
+                    "An ffn-lab checkout, or your own study folder holding configs/ (its expected tables go to expected/; "
+                    "default: the checkout found from here)");
     cmd->add_flag("--update", o.update, "Rewrite the expected tables from a fresh run instead of comparing");
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     return cmd;
@@ -28,7 +30,7 @@ int run_check(const CheckOptions& o) {
     for (const auto& config : configs) runner::require_in_checkout(config, root);
     int ok = 0, differ = 0, errors = 0, updated = 0;
     for (const auto& config : configs) {
-        const auto outcome = runner::check_config(config, root, o.update, experiments::all_kinds(), o.threads);
+        const auto outcome = runner::check_config(config, root, o.update, experiments::all_kinds(), o.threads, bundled_configs());
         const char* word = "error";
         switch (outcome.status) {
             case runner::CheckStatus::ok: word = "ok"; ++ok; break;

@@ -20,16 +20,29 @@ namespace ffn::app {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The nearest folder at or above `start` holding configs/ and experiments/.
+std::optional<fs::path> checkout_above(fs::path start) {
+    std::error_code ec;
+    for (fs::path dir = std::move(start);; dir = dir.parent_path()) {
+        if (fs::is_directory(dir / "configs", ec) && fs::is_directory(dir / "experiments", ec)) return dir;
+        if (dir.empty() || dir == dir.root_path() || dir.parent_path() == dir) return std::nullopt;
+    }
+}
+}  // namespace
+
 std::string find_root(const std::string& given) {
     if (!given.empty()) return given;
     std::error_code ec;
     const fs::path cwd = fs::current_path(ec);
     if (ec) return "";
-    for (fs::path dir = cwd;; dir = dir.parent_path()) {
-        if (fs::is_directory(dir / "configs", ec) && fs::is_directory(dir / "experiments", ec))
-            return dir == cwd ? "." : fs::relative(dir, cwd, ec).string();
-        if (dir == dir.root_path() || dir.parent_path() == dir) return "";
-    }
+    if (const auto dir = checkout_above(cwd)) return *dir == cwd ? "." : fs::relative(*dir, cwd, ec).string();
+    // From any other folder, the checkout this binary was built in
+    // (build/ffn-lab sits inside it): bundled configs travel with it.
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "";
+    const auto dir = checkout_above(exe.parent_path());
+    return dir ? dir->string() : "";
 }
 
 std::string bundled_configs() {

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 std::vector<std::string> bundled_configs(const std::string& root) {
     std::vector<std::string> out;
     const fs::path dir = fs::path(root) / "configs";
-    if (!fs::is_directory(dir)) throw Error(dir.string() + ": no configs folder (use --root to point at an ffn-lab checkout)");
+    if (!fs::is_directory(dir))
+        throw Error(dir.string() + ": no configs folder (--root names an ffn-lab checkout or a study folder holding configs/)");
     for (const auto& entry : fs::directory_iterator(dir))
         if (entry.is_regular_file() && entry.path().extension() == ".json")
             out.push_back(entry.path().lexically_normal().string());
@@ -34,21 +35,25 @@ void require_in_checkout(const std::string& config_path, const std::string& root
     // Directly under configs/: expected tables are keyed by file name, so a
     // configs/smoke/params.json would map onto the bundled params.json's.
     if (ec || config.parent_path() != configs)
-        throw Error(config_path + ": not a config of the checkout at " + root +
-                    " (check compares the configs under its configs/ folder with their expected tables)");
+        throw Error(config_path + ": not a config of " + root +
+                    " (check compares the configs directly under its configs/ folder with their expected tables; --root names "
+                    "another folder)");
 }
 
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path) {
-    return (fs::path(root) / "experiments" / kind / "expected" / fs::path(config_path).filename()).lexically_normal().string();
+    const fs::path name = fs::path(config_path).filename();
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(root) / "experiments", ec)) return (fs::path(root) / "expected" / name).lexically_normal().string();
+    return (fs::path(root) / "experiments" / kind / "expected" / name).lexically_normal().string();
 }
 
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
-                          const std::vector<ExperimentKind>& kinds, std::size_t threads) {
+                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled) {
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
     std::error_code ec;
     try {
         require_in_checkout(config_path, root);
-        const Plan plan = make_plan(load_config(config_path), config_path, {}, kinds);
+        const Plan plan = make_plan(load_config(config_path, bundled), config_path, {}, kinds);
         const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);
         if (update) {
@@ -70,7 +75,8 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             return outcome;
         }
         if (!fs::exists(expected))
-            throw Error(expected + ": no expected table (run `ffn-lab check --update " + config_path + "` to create it)");
+            throw Error(expected + ": no expected table (run `ffn-lab check " + (root == "." ? "" : "--root " + root + " ") +
+                        "--update " + config_path + "` to create it)");
         const auto differences = report::diff_tables(result.tables, report::read_tables(expected), plan.check_tolerance);
         outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
         for (const auto& d : differences) outcome.details.push_back(report::describe(d) + " (A = this run, B = expected)");

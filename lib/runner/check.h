@@ -1,8 +1,12 @@
 #pragma once
-// `ffn-lab check`: regenerate a bundled config and compare it with the
-// expected table kept in experiments/<kind>/expected/<config name>.json.
-// `update` rewrites that file from the fresh run; it is the only writer of
-// expected tables.
+// `ffn-lab check`: regenerate a config and compare it with its expected
+// tables. A root is an ffn-lab checkout (configs/ and experiments/; the
+// expected tables in experiments/<kind>/expected/<config name>.json) or a
+// user's study folder (configs/ alone; the expected tables in
+// expected/<config name>.json beside it), as pytest-regressions keeps a
+// test's data next to it. `update` rewrites that file from the fresh run
+// (the first --update creates it); it is the only writer of expected
+// tables.
 #include <string>
 #include <vector>
 
@@ -22,12 +26,14 @@ struct CheckOutcome {
 std::vector<std::string> bundled_configs(const std::string& root);
 
 // Throws ffn::Error unless the config lies directly in root/configs/: check
-// acts only on the bundled configs of its own checkout.
+// acts only on the configs of its own root.
 void require_in_checkout(const std::string& config_path, const std::string& root);
 
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path);
 
+// `bundled` is the checkout's configs folder, where a study's `base` may
+// name a bundled config (runner::load_config).
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
-                          const std::vector<ExperimentKind>& kinds, std::size_t threads);
+                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled = "");
 
 }  // namespace ffn::runner

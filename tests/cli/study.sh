@@ -1,0 +1,31 @@
+#!/bin/sh
+# check in a user's own study folder (runner/check.h): configs/ holds the
+# user's configs (here one whose base is a bundled config), the first
+# check names the missing expected table, --update creates it in expected/,
+# the next check passes, and an edited expected cell is a difference.
+# Usage: study.sh FFN_LAB WORK_FOLDER
+set -u
+ffnlab=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work/study/configs"
+printf '{"base": "abs", "description": "a regression test of my own"}\n' > "$work/study/configs/mine.json"
+cd "$work" || exit 1
+
+out=$("$ffnlab" check --root study 2>&1); code=$?
+[ "$code" = 2 ] || { echo "no expected table: exit $code, not 2"; exit 1; }
+case "$out" in *"study/expected/mine.json: no expected table (run \`ffn-lab check --root study --update study/configs/mine.json\`"*) ;;
+    *) echo "no expected table: the message does not say how to create it: $out"; exit 1 ;; esac
+
+"$ffnlab" check --root study --update > /dev/null || { echo "check --update failed"; exit 1; }
+[ -f study/expected/mine.json ] || { echo "check --update wrote no study/expected/mine.json"; exit 1; }
+out=$("$ffnlab" check --root study) || { echo "check after --update failed: $out"; exit 1; }
+case "$out" in *"check: 1 ok, 0 differ, 0 errors"*) ;; *) echo "check after --update: $out"; exit 1 ;; esac
+
+# One cell of the expected table changed: check says which, exit 1.
+sed 's/"value": "(-2, 3)"/"value": "(-2, 4)"/' study/expected/mine.json > study/expected/mine.json.new &&
+    mv study/expected/mine.json.new study/expected/mine.json
+out=$("$ffnlab" check --root study); code=$?
+[ "$code" = 1 ] || { echo "an edited expected cell: exit $code, not 1"; exit 1; }
+case "$out" in *"column 'value': A=(-2, 3) B=(-2, 4)"*) ;; *) echo "an edited expected cell is not named: $out"; exit 1 ;; esac
+echo "study.sh: missing, created, passing and differing expected tables in a study folder"
