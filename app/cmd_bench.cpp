@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "experiments/registry.h"
+#include "runner/check.h"
 #include "runner/execute.h"
 #include "gemm/gemm.h"
 #include "report/table_io.h"
@@ -56,6 +57,12 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     s->add_option("--steps", o.scale.steps, "Training steps per run of the timed sweeps")->check(CLI::Range(0L, 100000000L));
     s->add_option("--threads", o.scale.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     s->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
+
+    auto* e = o.estimate_cmd = cmd->add_subcommand(
+        "estimate", "sweep --dry-run's estimate against the sweep's wall time, config by config, from an empty speed store");
+    e->add_option("configs", o.estimate.configs, "Configs, in order (default: every bundled config)");
+    e->add_option("--threads", o.estimate.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    e->add_flag("--json", o.json, "One JSON record per config instead of a table");
     return cmd;
 }
 
@@ -64,7 +71,8 @@ namespace {
 }  // namespace
 
 int run_bench(const BenchOptions& o, char** argv) {
-    const bool uses_openblas = o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed());  // itself, or through PyTorch
+    const bool uses_openblas =
+        o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed() && !o.estimate_cmd->parsed());  // itself, or through PyTorch
     const std::string core = uses_openblas ? bench::openblas_core_to_force(isa_name(supported_isas().back())) : "";
     if (!core.empty()) {
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
@@ -79,8 +87,16 @@ int run_bench(const BenchOptions& o, char** argv) {
     bench::SweepBenchOptions sweep = o.sweep;
     if (o.no_torch) train.python = sweep.python = "";
     std::string torch_about;
-    if (o.scale_cmd->parsed()) {
-        const report::Table t = bench::bench_scale(o.scale, experiments::all_kinds());
+    if (o.scale_cmd->parsed() || o.estimate_cmd->parsed()) {
+        bench::EstimateBenchOptions estimate = o.estimate;
+        estimate.bundled = bundled_configs();
+        if (estimate.configs.empty() && o.estimate_cmd->parsed()) {
+            const std::string root = find_root("");
+            if (root.empty()) throw Error("bench estimate: not inside an ffn-lab checkout; name the configs");
+            estimate.configs = runner::bundled_configs(root);
+        }
+        const report::Table t = o.scale_cmd->parsed() ? bench::bench_scale(o.scale, experiments::all_kinds())
+                                                      : bench::bench_estimate(estimate, experiments::all_kinds());
         if (o.json) std::cout << report::to_json(t)["rows"].dump(1) << "\n";
         else std::cout << "## " << t.name() << "\n\n" << report::to_markdown(t);
         return 0;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/estimate_bench.h"
 #include "bench/gemm_bench.h"
 #include "bench/scale_bench.h"
 #include "bench/sweep_bench.h"
@@ -15,12 +16,14 @@ struct BenchOptions {
     bench::TrainBenchOptions train;
     bench::SweepBenchOptions sweep;
     bench::ScaleBenchOptions scale;
+    bench::EstimateBenchOptions estimate;
     bool json = false;
     bool no_torch = false;
     CLI::App* gemm_cmd = nullptr;
     CLI::App* train_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
     CLI::App* scale_cmd = nullptr;
+    CLI::App* estimate_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);

@@ -398,7 +398,16 @@ runner::ExperimentKind make() {
                 },
             .run = run_glu,
             .aggregate = aggregate,
-            .plot = plot_curves};
+            .plot = plot_curves,
+            // A trained block: steps x minibatch rows x its weights, forward
+            // and backward; the affine baseline is one least-squares fit.
+            .cost = [](const runner::Run& r) {
+                const double rows = static_cast<double>(std::min(r.integer("batch_size") > 0 ? r.integer("batch_size") : r.integer("train_tokens"),
+                                                                  r.integer("train_tokens")));
+                if (r.string("model") == "affine")
+                    return static_cast<double>(r.integer("train_tokens")) * static_cast<double>(r.integer("d") * r.integer("d"));
+                return static_cast<double>(r.integer("steps")) * rows * static_cast<double>(r.integer("budget"));
+            }};
 }
 
 }  // namespace ffn::experiments::glu_variants

@@ -585,10 +585,13 @@ runner::ExperimentKind make() {
                 [](const runner::Plan&, const runner::PlotChoice& choice) {
                     if (choice.width) throw Error("--plot-width: toy_superposition draws no per-width figure; --plot-seed picks the seed");
                 },
-            // A step draws n x batch inputs and does about 5 n m multiply-adds per sample.
+            // A step draws n x batch inputs and does about 5 n m multiply-adds
+            // per sample; the held-out loss, a forward pass per sample in
+            // float64, about 2 n m.
             .cost = [](const runner::Run& r) {
                 const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
-                return static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("batch_size")) * n * (2 + 5 * m);
+                return static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("batch_size")) * n * (2 + 5 * m) +
+                       static_cast<double>(r.integer("eval_samples")) * n * (1 + 2 * m);
             }};
 }
 

@@ -2,45 +2,81 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 
+#include "core/error.h"
+#include "core/isa.h"
+#include "core/thread_pool.h"
+#include "ffnlab/build_info.h"
+#include "io/atomic_file.h"
 #include "runner/execute.h"
 
 namespace ffn::runner {
 
-// A training sweep's time from a measured cost per step: a sample of the
-// plan's work units (evenly spread, so every grid point's sizes are in it) run
+namespace fs = std::filesystem;
+
+namespace {
+
+double run_cost(const Plan& plan, const Run& run) { return plan.kind->cost ? plan.kind->cost(run) : 1.0; }
+
+std::string speed_key(const Plan& plan, std::size_t threads) {
+    return fmt::format("{} {} threads={} ffn-lab={}", plan.kind->name, isa_name(active_isa()), threads, build::version);
+}
+
+Json read_speeds() {
+    try {
+        Json doc = load_json_file(speeds_file());
+        if (doc.is_object()) return doc;
+    } catch (const Error&) {
+    }
+    return Json::object();
+}
+
+void store_speed(const std::string& key, double seconds_per_cost, const std::string& from) {
+    try {
+        Json doc = read_speeds();
+        doc[key] = {{"seconds_per_cost", seconds_per_cost}, {"from", from}};
+        const fs::path file = speeds_file();
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        io::write_file_atomically(file.string(), doc.dump(2) + "\n");
+    } catch (const std::exception&) {
+        // An estimate is advice: a cache that cannot be written costs the
+        // next estimate a probe, nothing else.
+    }
+}
+
+// The first calibration of a kind on this machine: a sample of the plan's
+// work units (evenly spread, so every grid point's sizes are in it) run
 // for s and 2s steps (probes, nothing kept), s doubled until the longer
-// probe takes a quarter second, which gives a cost per step and what every
-// run costs besides its steps (set-up, evaluation), scaled to the config's
-// steps and to all its runs. The sample and the quarter second bound what
-// the estimate costs, however many runs the sweep has.
-std::string estimate_time(const Plan& plan, std::size_t threads) {
+// probe takes a quarter second. Returns seconds per unit of cost, from the
+// difference of the two probes scaled to the config's steps (what a run
+// costs besides its steps is in the estimate's per-run share).
+double probe_speed(const Plan& plan, std::size_t threads) {
     constexpr std::size_t kSampleUnits = 8;
     constexpr double kProbeSeconds = 0.25;
-    if (!plan.kind->schema.find("steps"))
-        return "estimated time: not measured (experiment '" + plan.kind->name + "' trains nothing; its runs take seconds)";
-    if (std::find(plan.swept_keys.begin(), plan.swept_keys.end(), "steps") != plan.swept_keys.end())
-        return "estimated time: not measured ('steps' is swept; the probes scale one number of steps)";
     const long steps = plan.runs.front().integer("steps");
-    // Whole work units, so that runs batched together are timed batched.
     const auto units = work_units(plan, std::vector<bool>(plan.runs.size(), true));
     std::vector<std::size_t> sample;
     for (std::size_t u = 0; u < std::min(units.size(), kSampleUnits); ++u)
         for (const std::size_t i : units[u * units.size() / std::min(units.size(), kSampleUnits)]) sample.push_back(i);
-    const std::size_t n = plan.runs.size(), sampled = sample.size();
+    double sample_cost = 0;
+    for (const std::size_t i : sample) sample_cost += run_cost(plan, plan.runs[i]);
     const auto seconds_for = [&](long probe_steps) {
-        // The sampled runs alone, with fewer steps: nothing of the probe
-        // grows with the plan.
         Plan probe;
         probe.kind = plan.kind;
         probe.source = plan.source;
         probe.seeds = plan.seeds;
         std::vector<std::size_t> all;
+        // One probe point per point of the plan, so that the runs a work
+        // unit batches together are batched in the probe too.
+        const GridPoint* last = nullptr;
         for (const std::size_t i : sample) {
             Run run = plan.runs[i];
-            // The run's point with fewer steps, one per sampled point.
-            if (probe.points.empty() || probe.points.back()->values != plan.runs[i].point->values) {
+            if (plan.runs[i].point.get() != last) {
+                last = plan.runs[i].point.get();
                 auto point = std::make_shared<GridPoint>(*plan.runs[i].point);
                 point->values["steps"] = probe_steps;
                 point->index = probe.points.size();
@@ -64,12 +100,61 @@ std::string estimate_time(const Plan& plan, std::size_t threads) {
         t1 = t2;
         t2 = seconds_for(2 * s);
     }
-    const double scale = static_cast<double>(n) / static_cast<double>(sampled);
-    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>(s)) * scale;
-    const double fixed = std::max(0.0, t1 * scale - per_step * static_cast<double>(s));
-    return fmt::format("estimated time: about {:.1f} s ({:.3g} ms a step for all {} runs, and {:.2f} s besides the "
-                       "steps, from probes of {} and {} steps on {} of the runs)",
-                       fixed + per_step * static_cast<double>(steps), per_step * 1e3, n, fixed, s, 2 * s, sampled);
+    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>(s));
+    const double fixed = std::max(0.0, t1 - per_step * static_cast<double>(s));
+    return (fixed + per_step * static_cast<double>(steps)) / sample_cost;
+}
+
+bool steps_swept(const Plan& plan) {
+    return std::find(plan.swept_keys.begin(), plan.swept_keys.end(), "steps") != plan.swept_keys.end();
+}
+
+}  // namespace
+
+std::string speeds_file() {
+    if (const char* f = std::getenv("FFNLAB_SPEEDS"); f && *f) return f;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "ffn-lab" / "speeds.json").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home && *home ? home : "/tmp") / ".cache" / "ffn-lab" / "speeds.json").string();
+}
+
+std::string estimate_time(const Plan& plan, std::size_t threads) {
+    threads = threads ? threads : ThreadPool::hardware_threads();
+    double cost = 0;
+    for (const Run& run : plan.runs) cost += run_cost(plan, run);
+    const std::string key = speed_key(plan, threads);
+    const Json speeds = read_speeds();
+    std::string from;
+    double seconds_per_cost = 0;
+    if (speeds.contains(key) && speeds[key].is_object() && speeds[key].value("seconds_per_cost", Json()).is_number()) {
+        seconds_per_cost = speeds[key]["seconds_per_cost"].get<double>();
+        from = speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "";
+    } else {
+        const bool trains = plan.kind->schema.find("steps") != nullptr;
+        if (!trains || steps_swept(plan))
+            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {} threads; {}); the first "
+                               "one that runs for a second teaches the estimate",
+                               plan.kind->name, threads,
+                               trains ? "'steps' is swept, which the probes cannot scale" : "its runs take seconds at most");
+        seconds_per_cost = probe_speed(plan, threads);
+        from = fmt::format("probes of {} on this machine", plan.source);
+        store_speed(key, seconds_per_cost, from);
+    }
+    return fmt::format("estimated time: about {:.2g} s on {} threads ({:.3g} units of cost for {} runs, at the speed of {}; "
+                       "kept in {})",
+                       seconds_per_cost * cost, threads, cost, plan.runs.size(), from, speeds_file());
+}
+
+void record_speed(const Plan& plan, const Json& manifest) {
+    constexpr double kTeachingSeconds = 1.0;
+    const double wall = manifest.value("wall_seconds", 0.0);
+    const auto threads = manifest.value("threads", std::size_t{0});
+    if (wall < kTeachingSeconds || threads == 0 || manifest.value("runs_computed", std::size_t{0}) != plan.runs.size()) return;
+    double cost = 0;
+    for (const Run& run : plan.runs) cost += run_cost(plan, run);
+    if (!(cost > 0)) return;
+    store_speed(speed_key(plan, threads), wall / cost,
+                fmt::format("a sweep of {} ({} runs in {:.2f} s)", plan.source, plan.runs.size(), wall));
 }
 
 }  // namespace ffn::runner

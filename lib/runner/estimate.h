@@ -1,6 +1,17 @@
 #pragma once
-// How long a plan will take, before it runs (sweep --dry-run): measured, on
-// a sample of its work units run for a few steps.
+// How long a plan will take, before it runs (sweep --dry-run), from a cost
+// model: the kind's cost of each run (ExperimentKind::cost: steps x
+// samples x units and the like; 1 a run for a kind without one), times
+// this machine's seconds per unit of cost for that kind.
+//
+// That speed is kept per kind, kernel family, thread count and ffn-lab
+// version in the user's cache ($XDG_CACHE_HOME/ffn-lab/speeds.json, or
+// ~/.cache/...; FFNLAB_SPEEDS names another file). Every sweep that
+// computes its runs (none reused) for at least a second stores what it
+// measured, so the estimate follows the machine; a kind never run here is
+// calibrated once by probes (a sample of the plan's work units run for a
+// few steps), stored the same way. Two estimates of one plan therefore
+// agree, and an estimate costs no training once the kind is calibrated.
 #include <cstddef>
 #include <string>
 
@@ -8,8 +19,17 @@
 
 namespace ffn::runner {
 
-// One line: "estimated time: about 3.1 s (...)", or why it was not
-// measured (a kind that trains nothing; steps swept).
+// One line: "estimated time: about 3.1 s (...)", saying where the speed
+// came from, or why there is no estimate.
 std::string estimate_time(const Plan& plan, std::size_t threads);
+
+// Stores the speed a finished sweep measured, from its manifest (wall
+// seconds, threads, runs computed). Sweeps shorter than a second, or that
+// reused runs, teach nothing and are skipped; a store that cannot be
+// written is skipped too (an estimate is advice).
+void record_speed(const Plan& plan, const Json& manifest);
+
+// The file speeds are kept in.
+std::string speeds_file();
 
 }  // namespace ffn::runner

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "report/table_io.h"
+#include "runner/estimate.h"
 #include "runner/output_set.h"
 
 namespace ffn::runner {
@@ -93,6 +94,7 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
                                         .cached_only = !r.shard_caches.empty()});
     result.cache = cache;
     if (!r.shard_folders.empty()) result.manifest["merged_shards"] = r.shard_folders;
+    else record_speed(plan, result.manifest);
     if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
         warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
     // Figures inside --out are part of its set, so they are drawn before it goes in.

@@ -1,0 +1,36 @@
+#!/bin/sh
+# sweep --dry-run's estimate (runner/estimate.h), from a speed store of the
+# test's own: the first estimate of a kind calibrates it by probes and
+# stores the speed, so a second estimate of the plan says the same; a sweep
+# that runs for a second stores what it measured, and the next estimate
+# cites that sweep. (Whether an estimate is near the wall time is a
+# benchmark's question, `ffn-lab bench estimate`, not a test's.)
+# Usage: estimate.sh FFN_LAB WORK_FOLDER
+set -u
+ffnlab=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work"
+FFNLAB_SPEEDS=$work/speeds.json
+export FFNLAB_SPEEDS
+estimate() { "$ffnlab" sweep -c configs/width_quick.json --dry-run | grep '^estimated time'; }
+
+first=$(estimate) || { echo "no estimate: $first"; exit 1; }
+case "$first" in "estimated time: about "*" s on "*"at the speed of probes of configs/width_quick.json"*) ;;
+    *) echo "the first estimate is not from probes: $first"; exit 1 ;; esac
+[ -f "$FFNLAB_SPEEDS" ] || { echo "the probes' speed was not stored"; exit 1; }
+second=$(estimate)
+[ "$first" = "$second" ] || { echo "two estimates differ: '$first' and '$second'"; exit 1; }
+
+# Two widths at 15000 steps: two seconds or more here, long enough to teach.
+"$ffnlab" sweep -c configs/width.json --set sweep.model.width=[16,32] --set steps=15000 -q > /dev/null || { echo "the sweep failed"; exit 1; }
+third=$(estimate)
+case "$third" in *"at the speed of a sweep of configs/width.json (200 runs in "*) ;;
+    *) echo "the estimate after a sweep does not cite it: $third"; exit 1 ;; esac
+[ "$(estimate)" = "$third" ] || { echo "two estimates after the sweep differ"; exit 1; }
+
+# A kind that trains nothing has no steps to scale: no estimate until a sweep teaches one.
+out=$("$ffnlab" sweep -c configs/params.json --dry-run | grep '^estimated time')
+case "$out" in "estimated time: not known yet (no sweep of 'param_count' has run here"*) ;;
+    *) echo "a kind that trains nothing: $out"; exit 1 ;; esac
+echo "estimate.sh: probes once, the same estimate twice, then a past sweep's speed"
