@@ -1,4 +1,4 @@
-// abs_construction: seed 000's exact 2-4-2 ReLU network computing
+// abs_construction: doc 000's exact 2-4-2 ReLU network computing
 // (|x1|, |x2|) (claims X1). Forward values at the worked input, the same net
 // without its activation, local Jacobians and their ranks, and errors over a
 // grid of inputs, all computed through nn::MLP.

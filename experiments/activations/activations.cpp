@@ -1,4 +1,4 @@
-// activations: the activation functions of seed 002's table (claims X7),
+// activations: the activation functions of doc 002's table (claims X7),
 // through the library's own nn::activate and nn::activate_derivative, the
 // functions training uses, in the run's dtype: values on a grid of z; per
 // activation its least value and where (bisection on the derivative's sign

@@ -1,5 +1,5 @@
 // depth_vs_width: composing ReLU layers makes linear pieces exponentially
-// (seed 002's "Depth versus width"; claims X8). The hat g(x) = 2 relu(x) -
+// (doc 002's "Depth versus width"; claims X8). The hat g(x) = 2 relu(x) -
 // 4 relu(x - 1/2) is a 1-2-1 ReLU block; L of them in sequence (2L units)
 // make a sawtooth on [0, 1] with 2^L pieces, which a one-hidden-layer net
 // without a skip term matches only with 2^L units or more. The same blocks give Yarotsky's

@@ -1,5 +1,5 @@
 // firing_fraction: how many hidden units respond to a token at random
-// initialisation (seed 001 prints 0.5030; claims S1). Per run, N(0,1) tokens
+// initialisation (doc 001 prints 0.5030; claims S1). Per run, N(0,1) tokens
 // through a freshly initialised up-projection; the hidden activations are
 // read with a forward hook. Three fractions of (token, unit) pairs:
 // positive pre-activation; non-zero output (ReLU's "active"; GELU and SiLU

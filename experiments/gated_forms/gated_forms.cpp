@@ -1,4 +1,4 @@
-// gated_forms: seed 004's reading of the gated MLP as a symmetry-broken
+// gated_forms: doc 004's reading of the gated MLP as a symmetry-broken
 // rank-1 bilinear attention (claims N4, N5, N6), through the library's own
 // MLP, BilinearMLP and GatedMLP.
 //   bilinear  act((x Q^T) * (x K^T)) V     unchanged by q_j -> a q_j,

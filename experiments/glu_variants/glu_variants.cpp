@@ -1,6 +1,6 @@
-// glu_variants: plain MLPs, the GLU family and seed 004's bilinear forms at
+// glu_variants: plain MLPs, the GLU family and doc 004's bilinear forms at
 // one parameter budget, trained on two fixed synthetic regression tasks
-// (claim S5; the empirical study seed 004 leaves open). Every model is a
+// (claim S5; the empirical study doc 004 leaves open). Every model is a
 // library module (MLP, GatedMLP, BilinearMLP) trained by train::fit with
 // minibatch Adam; what varies between runs of one task is the model and the
 // seed (its initialisation and its minibatch order), never the data.

@@ -1,4 +1,4 @@
-// key_value: the FFN as a key-value memory (seeds 003, 004; claims N3):
+// key_value: the FFN as a key-value memory (docs 003, 004; claims N3):
 // F(x) = sum_i act(k_i . x + b_i) v_i + b_out, with k_i row i of W_up and
 // v_i column i of W_down. The sum is computed term by term with plain loops,
 // independently of the layers' products, and compared with F(X). Three

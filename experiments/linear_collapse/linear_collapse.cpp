@@ -1,4 +1,4 @@
-// linear_collapse: seed 001's claim that without its activation the FFN is
+// linear_collapse: doc 001's claim that without its activation the FFN is
 // one d x d affine map (claims N2, P6). The product W_down W_up and its rank
 // (float64, numpy's rule) against the ceiling min(d, m); the single layer
 // built from it and its residual against the two-layer net on random tokens;

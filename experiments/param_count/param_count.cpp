@@ -1,7 +1,7 @@
 // param_count: parameter budgets of a transformer block's attention
 // projections, its feed-forward layer and a gated feed-forward layer, counted
 // by instantiating the layers and summing the sizes of their tensors
-// (seeds 000, 001, 002, 003; claims P1-P5).
+// (docs 000, 001, 002, 003; claims P1-P5).
 #include <fmt/format.h>
 
 #include <algorithm>

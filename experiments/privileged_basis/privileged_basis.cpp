@@ -1,4 +1,4 @@
-// privileged_basis: seed 003's point that an MLP's hidden axes are special
+// privileged_basis: doc 003's point that an MLP's hidden axes are special
 // (claim X12). A coordinatewise ReLU commutes with permutations and positive
 // diagonal scalings of its input, and with nothing else in general: not
 // with rotations, not with negative scalings. First the 45-degree rotation

@@ -1,4 +1,4 @@
-// residual_ablation: seed 003's hand-built 3-4-3 MLP writing into a residual
+// residual_ablation: doc 003's hand-built 3-4-3 MLP writing into a residual
 // stream (claims X2). Forward values z, h, Delta, y at the worked input; the
 // same pass with one hidden unit zeroed after the activation (a forward hook);
 // and, for a linear readout q, the predicted score change -h_j q.c_j beside

@@ -1,4 +1,4 @@
-// superposition: seed 003's three features in two dimensions (claims X3,
+// superposition: doc 003's three features in two dimensions (claims X3,
 // X4, X11). The dictionary D = [v_A v_B v_C] of unit vectors 120 degrees
 // apart encodes strengths a as r = D a; the stipulated readout is
 // ReLU(D^T r), beside the linear pseudo-inverse readout D^+ r = (2/3) D^T r

@@ -1,4 +1,4 @@
-// tokenwise: the FFN acts on each token alone (seed 001; claims N1). F of a
+// tokenwise: the FFN acts on each token alone (doc 001; claims N1). F of a
 // batch against F of each row on its own, and F of a permuted batch against
 // the permuted F, with numpy's allclose at the claims list's tolerances. The row-by-row
 // products take another summation path through the gemm core (one-token

@@ -1,5 +1,5 @@
 // toy_superposition: the toy model of Elhage et al., "Toy Models of
-// Superposition" (2022), which seed 003 points to. n features, m < n hidden
+// Superposition" (2022), which doc 003 points to. n features, m < n hidden
 // dimensions, x' = ReLU(W^T W x + b), trained with Adam on sparse inputs:
 // each feature is active with probability 1 - S, at a strength U[0, 1).
 // The loss weighs feature i by its importance I_i = decay^i. Per run: which

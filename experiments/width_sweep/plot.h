@@ -14,7 +14,7 @@ namespace ffn::experiments::width_sweep {
 //                  its kinks in a row of their own below;
 //   DIR/ramps.svg  one fit (width choice.width, else 8, else the middle
 //                  one) as the sum of its units' contributions
-//                  v_j act(w_j x + b_j) (seed 002's picture);
+//                  v_j act(w_j x + b_j) (doc 002's picture);
 //   DIR/curves.svg the training curves, when the runs logged them.
 // Throws ffn::Error when gnuplot is missing or fails.
 void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir,

@@ -37,7 +37,7 @@ namespace {
 using report::Cell;
 using report::ColumnType;
 
-// seed 001's init, so that kinks start inside the interval:
+// doc 001's init, so that kinks start inside the interval:
 // w ~ N(0, 1), c ~ U(lo, hi), b = -w c (the kink sits at c); output weights
 // ~ N(0, 1/m), output bias 0. Draws: (w, c) per unit in order, then the
 // output weights.

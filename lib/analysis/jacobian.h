@@ -1,6 +1,6 @@
 #pragma once
 // Input-output Jacobian of an MLP at one input: for one hidden layer,
-// J = W_down diag(act'(W_up x + b_up)) W_up (seed 000's B diag(1[Ax+a>0]) A).
+// J = W_down diag(act'(W_up x + b_up)) W_up (doc 000's B diag(1[Ax+a>0]) A).
 #include "nn/mlp.h"
 
 namespace ffn::analysis {

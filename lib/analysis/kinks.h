@@ -1,5 +1,5 @@
 #pragma once
-// Piecewise-linear structure of one-dimensional ReLU networks (seeds 001,
+// Piecewise-linear structure of one-dimensional ReLU networks (docs 001,
 // 002): a hidden unit z = w x + b kinks at x = -b / w; a width-m network has
 // at most m kinks and m + 1 pieces.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// mlp_jacobian (analysis/jacobian.h) against seed 000's formula written out
+// mlp_jacobian (analysis/jacobian.h) against doc 000's formula written out
 // by hand, and against central differences for a smooth activation.
 #include <doctest/doctest.h>
 

@@ -46,7 +46,7 @@ TEST_CASE("param_count: the documents' parameter counts from instantiated layers
     CHECK(result.expect.passed == 10);
 }
 
-TEST_CASE("abs_construction: seed 000's worked values in float64 and float32") {
+TEST_CASE("abs_construction: doc 000's worked values in float64 and float32") {
     for (const char* dtype : {"float64", "float32"}) {
         CAPTURE(dtype);
         const auto result = run_config("abs.json", {std::string("dtype=") + dtype});
@@ -71,7 +71,7 @@ TEST_CASE("abs_construction: a Jacobian at a point with dead units has lower ran
     CHECK(table(result, "jacobian").at(0, "rank") == i64(0));
 }
 
-TEST_CASE("residual_ablation: seed 003's residual write and the ablation of h4") {
+TEST_CASE("residual_ablation: doc 003's residual write and the ablation of h4") {
     const auto result = run_config("ablation.json");
     const auto& f = table(result, "forward");
     CHECK(f.at(row_where(f, "quantity", text("Delta")), "value") == text("(1, 0.5, -2)"));
@@ -93,7 +93,7 @@ TEST_CASE("a shape that does not fit is one clear error naming the key") {
                       doctest::Contains("key 'ablate': expected a hidden unit between 1 and 4, got 9"));
 }
 
-TEST_CASE("activations: seed 002's functions, their least values, limits and zeros (float64)") {
+TEST_CASE("activations: doc 002's functions, their least values, limits and zeros (float64)") {
     const auto r = run_config("activation_table.json", {"dtype=float64"});
     const auto& values = table(r, "values");
     const auto value = [&](const char* act, double z) {
@@ -255,7 +255,7 @@ TEST_CASE("param_count: P3's layer of 4096 x 14336 with its bias, and X10's shor
     }
 }
 
-TEST_CASE("superposition: seed 003's readouts, the orthogonal code and the sparsity formula") {
+TEST_CASE("superposition: doc 003's readouts, the orthogonal code and the sparsity formula") {
     const auto result = run_config("superposition.json", {"samples=20000"});
     const auto& t = table(result, "readout");
     auto num = [&](const report::Table& tab, std::size_t r, const char* c) { return std::get<double>(tab.at(r, c)); };
@@ -323,7 +323,7 @@ TEST_CASE("privileged_basis: ReLU commutes with permutations and positive scalin
     CHECK(num(m, row_where(m, "kind", text("rotation")), "relative_change") > 0.1);
 }
 
-TEST_CASE("gated_forms: absorption holds, and the symmetries break exactly where seed 004 says") {
+TEST_CASE("gated_forms: absorption holds, and the symmetries break exactly where doc 004 says") {
     const auto result = run_config("gated_forms.json");
     auto num = [&](const report::Table& tab, std::size_t r, const char* c) { return std::get<double>(tab.at(r, c)); };
     const auto& a = table(result, "absorption");

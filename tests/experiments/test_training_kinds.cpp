@@ -1,4 +1,4 @@
-// The training and analysis kinds of seed 001: numbers asserted directly.
+// The training and analysis kinds of doc 001: numbers asserted directly.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -228,7 +228,7 @@ TEST_CASE("glu_variants: every model gets the most hidden units its budget buys"
     using experiments::glu_variants::hidden_width;
     // Weights per hidden unit at d = 32, no biases: 2d for the plain MLP
     // (up row, down column), 3d for a gated one (gate, up, down), (2R + 1)d
-    // for seed 004's rank-R form (R query rows, R key rows, down).
+    // for doc 004's rank-R form (R query rows, R key rows, down).
     CHECK(hidden_width("mlp_relu", 32, 8192) == 8192 / 64);
     CHECK(hidden_width("swiglu", 32, 8192) == 8192 / 96);
     CHECK(hidden_width("bilinear", 32, 8192) == 8192 / 96);

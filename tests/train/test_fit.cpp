@@ -32,7 +32,7 @@ TEST_CASE("the MSE loss: value and gradient") {
 }
 
 TEST_CASE("a 1-8-1 ReLU net fits |x| on [-1 1] to MSE below 1e-6 from the exact construction") {
-    // Units 1, 2 hold seed 000's construction relu(x) + relu(-x); the others
+    // Units 1, 2 hold doc 000's construction relu(x) + relu(-x); the others
     // start as kinks spread over the interval with small output weights, so
     // training has to keep the construction and silence the rest.
     MLP<double> net({1, 8, 1}, Activation::relu);
