@@ -35,7 +35,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_option("--save-weights", o.save_weights,
                     "Save each run's initial and final model and its data as safetensors here (training kinds)")
         ->check(not_empty);
-    cmd->add_option("--plot", o.plot_dir, "Write the experiment's SVG figures here (kinds that draw any)")->check(not_empty);
+    cmd->add_option("--plot", o.plot_dir, "Write the experiment's figures here, each as SVG and PNG (kinds that draw any)")->check(not_empty);
     cmd->add_option("--plot-width", o.plot_width, "With --plot: the width whose fit the ramps figure breaks into units");
     // Checked as typed: CLI11 would wrap "-1" round to 2^64 - 1.
     const auto seed_text = [](const std::string& text) {

@@ -89,7 +89,28 @@ std::string header(const std::string& title, const std::string& xlabel, const st
     // Past the palette, its colours come round again.
     palette += fmt::format("set linetype cycle {}\n", std::size(kPalette));
     return palette + "set title '" + plain_title(title) + "'\nset xlabel '" + plain_title(xlabel) + "'\nset ylabel '" +
-           plain_title(ylabel) + "'\nset key outside right\nset grid\n";
+           plain_title(ylabel) + "'\n" +
+           // Below the plot, in rows: beside it, a legend of long titles
+           // took 40% of the figure's width.
+           "set key below horizontal\nset grid\n";
+}
+
+std::string distinct_colour(std::size_t i, std::size_t count) {
+    if (count <= std::size(kPalette)) return kPalette[i % std::size(kPalette)];
+    // Hues a golden angle apart never repeat and stay apart, however many.
+    const double h = std::fmod(static_cast<double>(i) * 0.6180339887498949, 1.0) * 6.0, s = 0.75, v = 0.8;
+    const double c = v * s, x = c * (1 - std::fabs(std::fmod(h, 2.0) - 1)), m = v - c;
+    double r = 0, g = 0, b = 0;
+    switch (static_cast<int>(h)) {
+        case 0: r = c, g = x; break;
+        case 1: r = x, g = c; break;
+        case 2: g = c, b = x; break;
+        case 3: g = x, b = c; break;
+        case 4: r = x, b = c; break;
+        default: r = c, b = x; break;
+    }
+    const auto byte = [&](double u) { return static_cast<int>(std::lround((u + m) * 255)); };
+    return fmt::format("#{:02X}{:02X}{:02X}", byte(r), byte(g), byte(b));
 }
 
 std::vector<double> numbers(const report::Table& table, const std::string& column) {

@@ -38,6 +38,10 @@ std::string data_block(const std::string& name, const std::vector<std::vector<do
 // Title, axis labels, the key outside on the right, a grid.
 std::string header(const std::string& title, const std::string& xlabel, const std::string& ylabel);
 
+// The colour of line `i` of `count` ("#RRGGBB"): the palette's while it
+// lasts; past it, hues spread so that no two lines share a colour.
+std::string distinct_colour(std::size_t i, std::size_t count);
+
 // The numbers of `column` of `table`, nulls as NaN (gnuplot leaves a gap).
 std::vector<double> numbers(const report::Table& table, const std::string& column);
 

@@ -189,8 +189,12 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     plots = fmt::format("plot $ramps using 1:2 with lines {} title 'target', "
                         "$ramps using 1:3 with lines lw 3 lc rgb 'black' title 'fit (the sum)'",
                         plot::kTargetStyle);
-    for (std::size_t j = 0; j < net.w.size(); ++j)
-        plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1.5 lc {} title 'unit {}'", j + 4, j % 8 + 1, j + 1);
+    // Every unit its own colour; past 16 units a legend line each would
+    // bury the figure, so the title says how many there are instead.
+    const std::size_t units = net.w.size();
+    for (std::size_t j = 0; j < units; ++j)
+        plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1.5 lc rgb '{}' {}", j + 4, plot::distinct_colour(j, units),
+                             units <= 16 ? fmt::format("title 'unit {}'", j + 1) : (j == 0 ? fmt::format("title '{} units'", units) : "notitle"));
     plot::render(script + plots + "\n", ramps_svg);
     for (const auto& t : tables)
         if (t.name() == "curves") plot_curves(plan, t, dir);
