@@ -21,6 +21,22 @@ namespace {
 
 double run_cost(const Plan& plan, const Run& run) { return plan.kind->cost ? plan.kind->cost(run) : 1.0; }
 
+// Every run's cost, summed: a run's cost depends on its point, not its
+// seed, so it is asked once per point (runs of a point are consecutive),
+// and a million-run plan costs a pass over its points.
+double plan_cost(const Plan& plan) {
+    double total = 0, last = 0;
+    const GridPoint* point = nullptr;
+    for (const Run& run : plan.runs) {
+        if (run.point.get() != point) {
+            point = run.point.get();
+            last = run_cost(plan, run);
+        }
+        total += last;
+    }
+    return total;
+}
+
 std::string speed_key(const Plan& plan, std::size_t threads) {
     return fmt::format("{} {} threads={} ffn-lab={}", plan.kind->name, isa_name(active_isa()), threads, build::version);
 }
@@ -120,8 +136,7 @@ std::string speeds_file() {
 
 std::string estimate_time(const Plan& plan, std::size_t threads) {
     threads = threads ? threads : ThreadPool::hardware_threads();
-    double cost = 0;
-    for (const Run& run : plan.runs) cost += run_cost(plan, run);
+    const double cost = plan_cost(plan);
     const std::string key = speed_key(plan, threads);
     const Json speeds = read_speeds();
     std::string from;
@@ -150,8 +165,7 @@ void record_speed(const Plan& plan, const Json& manifest) {
     const double wall = manifest.value("wall_seconds", 0.0);
     const auto threads = manifest.value("threads", std::size_t{0});
     if (wall < kTeachingSeconds || threads == 0 || manifest.value("runs_computed", std::size_t{0}) != plan.runs.size()) return;
-    double cost = 0;
-    for (const Run& run : plan.runs) cost += run_cost(plan, run);
+    const double cost = plan_cost(plan);
     if (!(cost > 0)) return;
     store_speed(speed_key(plan, threads), wall / cost,
                 fmt::format("a sweep of {} ({} runs in {:.2f} s)", plan.source, plan.runs.size(), wall));

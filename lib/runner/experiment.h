@@ -96,9 +96,11 @@ struct ExperimentKind {
     // (ffn::Error) a choice the plan has no run for. Empty: the kind takes
     // no choice.
     std::function<void(const Plan&, const PlotChoice&)> validate_plot_choice = {};
-    // Optional: a run's cost relative to the plan's others (steps x
-    // samples x width, say), which `sweep --shard` balances; empty: every
-    // run costs the same.
+    // Optional: a run's cost in the kind's own units (steps x samples x
+    // width, say), proportional to its time: `sweep --shard` balances it,
+    // and the time estimate multiplies it by a measured speed
+    // (runner/estimate.h). It depends on the run's point, not its seed.
+    // Empty: every run costs the same.
     std::function<double(const Run&)> cost = {};
     // Optional: the PyTorch reference of `bench sweep` (TorchNets).
     std::function<TorchNets(const Plan&)> torch_nets = {};
