@@ -106,10 +106,10 @@ TEST_CASE("a summary names its columns: one inserted later (an expect block's) m
 }
 
 TEST_CASE("wrapped breaks at spaces within the width, indents the rest, and keeps a long word whole") {
-    CHECK(report::wrapped("  name ", "one two three four", 14, 7) == "  name one two\n       three\n       four\n");
-    CHECK(report::wrapped("", "a-very-long-word b", 5, 0) == "a-very-long-word\nb\n");
+    CHECK(wrapped("  name ", "one two three four", 14, 7) == "  name one two\n       three\n       four\n");
+    CHECK(wrapped("", "a-very-long-word b", 5, 0) == "a-very-long-word\nb\n");
     // Words given as a list keep their own spaces.
-    CHECK(report::wrapped("(2 more:", std::vector<std::string>{"PL bound,", "kinks [min, max];"}, 20, 0) ==
+    CHECK(wrapped("(2 more:", std::vector<std::string>{"PL bound,", "kinks [min, max];"}, 20, 0) ==
           "(2 more: PL bound,\nkinks [min, max];\n");
-    CHECK(report::wrapped("x", "", 10, 0) == "x\n");
+    CHECK(wrapped("x", "", 10, 0) == "x\n");
 }

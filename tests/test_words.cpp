@@ -1,0 +1,39 @@
+// What a user reads calls the reference documents "doc 001", never
+// "seed 001": seeds are the RNG's. Checked over the READMEs, the configs
+// (their descriptions print in `list` and in every manifest) and the
+// kinds' sources, whose descriptions and table texts print too.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("no text a user reads calls a reference document a seed") {
+    const fs::path root = ffn::test::source_path("");
+    std::vector<fs::path> files = {root / "README.md"};
+    for (const char* folder : {"configs", "experiments", "app", "lib"})
+        for (const auto& e : fs::recursive_directory_iterator(root / folder))
+            if (e.is_regular_file() && (e.path().extension() == ".md" || e.path().extension() == ".json" ||
+                                        e.path().extension() == ".cpp" || e.path().extension() == ".h"))
+                files.push_back(e.path());
+    // "seed 003" or "seeds 001, 002": a document's number after the word.
+    const std::regex document_called_seed(R"(\bseeds? 00[0-4]\b)");
+    std::size_t read = 0;
+    for (const auto& file : files) {
+        if (file.string().find("/expected/") != std::string::npos) continue;  // tables, written by ffn-lab
+        std::ifstream in(file);
+        std::stringstream text;
+        text << in.rdbuf();
+        ++read;
+        CAPTURE(file.string());
+        CHECK_FALSE(std::regex_search(text.str(), document_called_seed));
+    }
+    CHECK(read > 100);  // the walk found the tree
+}
