@@ -1,6 +1,7 @@
 #include "cmd_check.h"
 
 #include <fmt/format.h>
+#include <filesystem>
 #include <iostream>
 
 #include "common.h"
@@ -27,6 +28,10 @@ int run_check(const CheckOptions& o) {
     if (root.empty())
         throw Error("check: not inside an ffn-lab checkout (no configs/ and experiments/ here or above); --root names one");
     const auto configs = o.configs.empty() ? runner::bundled_configs(root) : o.configs;
+    // Nothing checked is no pass: pytest, too, fails a run that collected nothing.
+    if (configs.empty())
+        throw Error("check: no configs in " + (std::filesystem::path(root) / "configs").string() +
+                    " (check reads the .json files directly in it, not in its subfolders)");
     for (const auto& config : configs) runner::require_in_checkout(config, root);
     int ok = 0, differ = 0, errors = 0, updated = 0;
     for (const auto& config : configs) {

@@ -46,6 +46,8 @@ namespace {
 std::vector<report::Table> read_side(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return runner::read_result_folder(path).tables;
+    if (std::filesystem::path(path).extension() == ".md")
+        throw Error(path + ": markdown is for reading, not read back; diff the .json or .csv beside it");
     return report::read_tables(path);
 }
 

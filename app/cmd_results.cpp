@@ -1,6 +1,7 @@
 #include "cmd_results.h"
 
 #include <filesystem>
+#include <iostream>
 
 #include "core/error.h"
 #include "runner/history.h"
@@ -25,7 +26,14 @@ int run_results(const ResultsOptions& o) {
     if (o.roots.empty() && !std::filesystem::is_directory("results"))
         throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
                     "`ffn-lab results DIR` searches DIR)");
-    print_tables({runner::result_folders(roots)}, "results", nullptr, o.display);
+    const report::Table folders = runner::result_folders(roots);
+    if (folders.row_count() == 0) {
+        std::string where;
+        for (const auto& r : roots) where += (where.empty() ? "" : ", ") + r;
+        std::cerr << "results: no result folders under " << where << " (a sweep writes one with --out)\n";
+        return 0;
+    }
+    print_tables({folders}, "results", nullptr, o.display);
     return 0;
 }
 

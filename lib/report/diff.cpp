@@ -101,8 +101,17 @@ void diff_one(const Table& a, const Table& b, Tolerance tol, std::vector<Differe
             out.push_back({here + ": " + std::to_string(a.row_count()) + " rows in A, " + std::to_string(b.row_count()) +
                                " in B",
                            "", ""});
+        const std::size_t before = out.size();
         for (std::size_t r = 0; r < std::min(a.row_count(), b.row_count()); ++r)
             diff_rows(a, r, b, r, names.a[r], tol, out);
+        // Rows in another order would differ here: say why they are
+        // matched by position when the table names keys that repeat.
+        const std::vector<std::string>& keys = a.keys().empty() ? b.keys() : a.keys();
+        if (out.size() > before && !keys.empty()) {
+            std::string listed;
+            for (const auto& k : keys) listed += (listed.empty() ? "" : ", ") + k;
+            out.push_back({here + ": rows matched by position (its keys " + listed + " do not name each row once)", "", ""});
+        }
         return;
     }
     std::unordered_map<std::string, std::size_t> row_of_b;
@@ -177,7 +186,7 @@ std::vector<Table> difference_tables(const std::vector<Difference>& differences)
                 .add_column("A", ColumnType::text)
                 .add_column("B", ColumnType::text)
                 .add_column("B - A", ColumnType::real, 0)
-                .add_column("relative", ColumnType::real, 3);
+                .add_column("(B - A) / |A|", ColumnType::real, 3);
         }
         const auto x = as_number(d.x), y = as_number(d.y);
         Cell change{}, relative{};

@@ -16,6 +16,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> bundled_configs(const std::string& root) {
     std::vector<std::string> out;
     const fs::path dir = fs::path(root) / "configs";
+    if (!fs::is_directory(root)) throw Error(root + ": no such folder (--root names an ffn-lab checkout or a study folder)");
     if (!fs::is_directory(dir))
         throw Error(dir.string() + ": no configs folder (--root names an ffn-lab checkout or a study folder holding configs/)");
     for (const auto& entry : fs::directory_iterator(dir))

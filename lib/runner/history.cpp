@@ -32,8 +32,9 @@ report::Table result_folders(const std::vector<std::string>& roots) {
     std::vector<std::pair<std::string, ResultFolder>> found;
     for (const std::string& root : roots) {
         std::error_code ec;
-        if (!fs::is_directory(fs::symlink_status(root, ec)) && !fs::is_directory(root, ec))
-            throw Error(root + ": no such folder (results lists the folders that sweeps wrote with --out)");
+        if (fs::exists(root, ec) && !fs::is_directory(root, ec))
+            throw Error(root + ": a file, not a folder (results lists the folders that sweeps wrote with --out)");
+        if (!fs::is_directory(root, ec)) throw Error(root + ": no such folder (results lists the folders that sweeps wrote with --out)");
         if (is_result_folder(root)) {
             add_folder(root, found);
             continue;
@@ -63,7 +64,7 @@ report::Table result_folders(const std::vector<std::string>& roots) {
         .add_column("computed", ColumnType::integer)
         .add_column("pass", ColumnType::integer)
         .add_column("miss", ColumnType::integer)
-        .add_column("n/a", ColumnType::integer);
+        .add_column("not_applicable", ColumnType::integer);
     t.add_key("folder");
     for (const auto& [started, r] : found) {
         const Json& m = r.manifest;
@@ -71,8 +72,11 @@ report::Table result_folders(const std::vector<std::string>& roots) {
         if (m.contains("overrides") && m["overrides"].is_array())
             for (const auto& o : m["overrides"])
                 if (o.is_string()) overrides += (overrides.empty() ? "" : " ") + o.get<std::string>();
+        // The hash shortened as git shortens it; a '-dirty' mark kept: the
+        // result came from uncommitted code.
         report::Cell commit = text_or_null(m, "git_commit");
-        if (const auto* c = std::get_if<std::string>(&commit); c && c->size() > 10) commit = c->substr(0, 10);
+        if (const auto* c = std::get_if<std::string>(&commit); c && c->size() > 10)
+            commit = c->substr(0, 10) + (c->ends_with("-dirty") ? "-dirty" : "");
         const Json verdicts = m.contains("verdicts") && m["verdicts"].is_object() ? m["verdicts"] : Json::object();
         t.add_row({r.path, text_or_null(m, "experiment"), text_or_null(m, "config_file"), overrides, commit,
                    text_or_null(m, "started_utc"),
@@ -80,8 +84,9 @@ report::Table result_folders(const std::vector<std::string>& roots) {
                    integer_or_null(m, "runs"), integer_or_null(m, "runs_computed"), integer_or_null(verdicts, "pass"),
                    integer_or_null(verdicts, "miss"), integer_or_null(verdicts, "n/a")});
     }
-    t.set_summary({{"folder", ""}, {"config", ""}, {"overrides", ""}, {"commit", ""}, {"started_utc", "started"},
-                   {"wall_seconds", "wall s"}, {"runs", ""}, {"pass", ""}, {"miss", ""}, {"n/a", ""}});
+    // What tells folders apart first: the overrides and the verdicts.
+    t.set_summary({{"folder", ""}, {"overrides", ""}, {"pass", ""}, {"miss", ""}, {"not_applicable", "n/a"}, {"runs", ""},
+                   {"wall_seconds", "wall s"}, {"started_utc", "started"}, {"config", ""}, {"commit", ""}});
     return t;
 }
 

@@ -79,9 +79,10 @@ TEST_CASE("diff matches rows by their key columns and names them by the keys") {
 
 TEST_CASE("keys that do not name every row once fall back to positions") {
     const auto d = diff_tables({keyed({{2, 0}, {2, 0}}, 0.5)}, {keyed({{2, 0}, {2, 0}}, 0.25)}, {});
-    REQUIRE(d.size() == 2);
+    REQUIRE(d.size() == 3);
     CHECK(d[0].where == "table 'runs' row 1 column 'rmse'");
     CHECK(d[1].where == "table 'runs' row 2 column 'rmse'");
+    CHECK(d[2].where.find("rows matched by position") != std::string::npos);
 }
 
 TEST_CASE("the diff report: a summary that counts cells, rows and tables, and B - A with its relative change") {
@@ -103,13 +104,29 @@ TEST_CASE("the diff report: a summary that counts cells, rows and tables, and B 
     CHECK(r.at(0, "row") == Cell{std::string("k=1")});
     CHECK(r.at(0, "column") == Cell{std::string("v")});
     CHECK(r.at(0, "B - A") == Cell{0.5});
-    CHECK(r.at(0, "relative") == Cell{0.25});  // (2.5 - 2) / |2|, exact in binary
+    CHECK(r.at(0, "(B - A) / |A|") == Cell{0.25});  // (2.5 - 2) / |2|, exact in binary
     CHECK(r.at(1, "B - A") == Cell{1.0});
-    CHECK(is_null(r.at(1, "relative")));  // A = 0: no relative change
+    CHECK(is_null(r.at(1, "(B - A) / |A|")));  // A = 0: no relative change
     // A structural difference is counted apart from the cells.
     Table extra("u");
     extra.add_column("x", ColumnType::integer);
     const auto with_table = diff_tables({a, extra}, {b}, {});
     CHECK(difference_summary(with_table, 2) ==
           "2 cells differ in 1 row of 1 table (2 tables compared); 1 difference of shape (tables, columns or rows in one side only)");
+}
+
+TEST_CASE("rows whose keys repeat are matched by position, and the diff says so") {
+    Table a("t"), b("t");
+    for (Table* t : {&a, &b}) {
+        t->add_column("k", ColumnType::integer).add_column("v", ColumnType::real);
+        t->add_key("k");
+    }
+    a.add_row({std::int64_t{1}, 1.0});
+    a.add_row({std::int64_t{1}, 2.0});
+    b.add_row({std::int64_t{1}, 2.0});  // the same rows, swapped
+    b.add_row({std::int64_t{1}, 1.0});
+    const auto d = diff_tables({a}, {b}, {});
+    REQUIRE(d.size() == 3);
+    CHECK(d.back().where == "table 't': rows matched by position (its keys k do not name each row once)");
+    CHECK(diff_tables({a}, {a}, {}).empty());  // and no note when nothing differs
 }
