@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -141,7 +142,14 @@ std::string estimate_time(const Plan& plan, std::size_t threads) {
     const Json speeds = read_speeds();
     std::string from;
     double seconds_per_cost = 0;
-    if (speeds.contains(key) && speeds[key].is_object() && speeds[key].value("seconds_per_cost", Json()).is_number()) {
+    // A speed that is not a positive number (an edited or damaged store) is
+    // no speed: the kind is calibrated again.
+    const auto stored = [&]() -> bool {
+        if (!speeds.contains(key) || !speeds[key].is_object() || !speeds[key].value("seconds_per_cost", Json()).is_number()) return false;
+        const double v = speeds[key]["seconds_per_cost"].get<double>();
+        return std::isfinite(v) && v > 0;
+    };
+    if (stored()) {
         seconds_per_cost = speeds[key]["seconds_per_cost"].get<double>();
         from = speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "";
     } else {

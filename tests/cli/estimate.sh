@@ -29,6 +29,13 @@ case "$third" in *"at the speed of a sweep of configs/width.json (200 runs in "*
     *) echo "the estimate after a sweep does not cite it: $third"; exit 1 ;; esac
 [ "$(estimate)" = "$third" ] || { echo "two estimates after the sweep differ"; exit 1; }
 
+# A damaged store is no speed: the kind is calibrated again, never a negative time.
+printf '{"width_sweep": 1, "x": [' > "$FFNLAB_SPEEDS"
+case "$(estimate)" in *"at the speed of probes of"*) ;; *) echo "a store that does not parse was used"; exit 1 ;; esac
+sed 's/"seconds_per_cost": [0-9.e+-]*/"seconds_per_cost": -1/' "$FFNLAB_SPEEDS" > "$work/edited.json" && mv "$work/edited.json" "$FFNLAB_SPEEDS"
+case "$(estimate)" in *"about -"*) echo "a negative stored speed gave a negative estimate"; exit 1 ;;
+    *"at the speed of probes of"*) ;; *) echo "a negative stored speed was not replaced"; exit 1 ;; esac
+
 # A kind that trains nothing has no steps to scale: no estimate until a sweep teaches one.
 out=$("$ffnlab" sweep -c configs/params.json --dry-run | grep '^estimated time')
 case "$out" in "estimated time: not known yet (no sweep of 'param_count' has run here"*) ;;
