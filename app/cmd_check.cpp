@@ -7,6 +7,7 @@
 #include "common.h"
 #include "core/error.h"
 #include "experiments/registry.h"
+#include "report/text.h"
 #include "runner/check.h"
 
 namespace ffn::app {
@@ -47,7 +48,7 @@ int run_check(const CheckOptions& o) {
         for (const auto& line : outcome.details) std::cout << "         " << line << "\n";
         std::cout.flush();  // a line per config as it ends, in a pipe or a CI log too
     }
-    std::cout << fmt::format("check: {} ok, {} differ, {} errors{}\n", ok, differ, errors,
+    std::cout << fmt::format("check: {} ok, {} {}, {}{}\n", ok, differ, differ == 1 ? "differs" : "differ", report::counted(errors, "error"),
                              o.update ? fmt::format(", {} updated", updated) : "");
     if (errors) return 2;
     return differ ? 1 : 0;

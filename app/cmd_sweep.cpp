@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "experiments/support/plot.h"
+#include "report/text.h"
 #include "runner/estimate.h"
 #include "runner/sweep.h"
 
@@ -79,8 +80,8 @@ int run_sweep(const SweepOptions& o) {
         std::cout << plan.config.dump(2) << "\n";
         std::string swept;
         for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
-        std::cout << fmt::format("{}: experiment '{}', {} runs ({} seeds{}{})\n", config, plan.kind->name, plan.runs.size(),
-                                 plan.seeds.size(), swept.empty() ? "" : "; swept: ", swept);
+        std::cout << fmt::format("{}: experiment '{}', {} ({}{}{})\n", config, plan.kind->name, report::counted(plan.runs.size(), "run"),
+                                 report::counted(plan.seeds.size(), "seed"), swept.empty() ? "" : "; swept: ", swept);
         std::cout << runner::estimate_time(plan, o.threads) << "\n";
         return 0;
     }
@@ -93,8 +94,8 @@ int run_sweep(const SweepOptions& o) {
         if (!o.cache_dir.empty()) throw Error("--shard: its runs go to --out DIR/runs, which merge reads; leave out --cache");
         const auto part = runner::sweep_shard(plan, {o.out_dir, o.shard, o.save_weights, o.fresh, o.threads, on_progress});
         if (!o.display.quiet)
-            std::cerr << fmt::format("{}: shard {}/{}: {} of {} runs ({} computed, {} reused) in {}; ffn-lab merge joins the shards\n",
-                                     config, part.shard.index, part.shard.count, part.runs, plan.runs.size(),
+            std::cerr << fmt::format("{}: shard {}/{}: {} of {} ({} computed, {} reused) in {}; ffn-lab merge joins the shards\n",
+                                     config, part.shard.index, part.shard.count, part.runs, report::counted(plan.runs.size(), "run"),
                                      part.manifest.value("runs_computed", 0), part.manifest.value("runs_reused", 0), part.cache);
         return 0;
     }
@@ -118,8 +119,8 @@ int run_sweep(const SweepOptions& o) {
                                                             .on_progress = on_progress,
                                                             .warn = [&](const std::string& line) { std::cerr << config << ": " << line << "\n"; }});
     if (!o.display.quiet && result.manifest.value("runs_reused", 0) > 0)
-        std::cerr << fmt::format("{}: {} of {} runs reused from {} (--fresh computes them all)\n", config,
-                                 result.manifest.value("runs_reused", 0), plan.runs.size(), result.cache);
+        std::cerr << fmt::format("{}: {} of {} reused from {} (--fresh computes them all)\n", config,
+                                 result.manifest.value("runs_reused", 0), report::counted(plan.runs.size(), "run"), result.cache);
     if (!o.display.quiet && default_out) std::cerr << config << ": tables written to " << out << "\n";
     if (!o.display.quiet && !o.plot_dir.empty()) std::cerr << config << ": figures written to " << o.plot_dir << "\n";
     return print_results(plan, result, o.display);

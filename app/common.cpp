@@ -52,19 +52,14 @@ std::string bundled_configs() {
 
 std::string resolve_config(const std::string& given) {
     std::error_code ec;
-    if (given.empty() || fs::is_regular_file(given, ec) || given.find('/') != std::string::npos) return given;
+    if (given.empty() || fs::exists(fs::symlink_status(given, ec))) return given;
     const std::string bundled = bundled_configs();
     std::vector<std::string> tried = {given};
-    if (!bundled.empty())
-        for (const std::string& name : {given, given + ".json"}) {
-            const std::string candidate = (fs::path(bundled) / name).string();
-            tried.push_back(candidate);
-            if (fs::is_regular_file(candidate, ec)) return candidate;
-        }
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(bundled.empty() ? fs::path(".") : fs::path(bundled), ec))
-        if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-    const auto guess = bundled.empty() ? std::nullopt : runner::did_you_mean(fs::path(given).stem().string(), names);
+    if (const auto found = runner::find_bundled_config(bundled, given, tried)) return *found;
+    // A path the user wrote out is theirs: the loader says it cannot be opened.
+    if (given.find('/') != std::string::npos) return given;
+    const std::string name = fs::path(given).replace_extension().generic_string();
+    const auto guess = bundled.empty() ? std::nullopt : runner::did_you_mean(name, runner::bundled_config_names(bundled));
     throw Error(fmt::format("{}: no such config (tried {}{}{}; `ffn-lab list` shows the bundled ones)", given, fmt::join(tried, ", "),
                             guess ? "; did you mean '" + *guess + "'?" : "",
                             bundled.empty() ? "; outside an ffn-lab checkout, give the config's path" : ""));

@@ -26,6 +26,7 @@
 #include "nn/init.h"
 #include "nn/mlp.h"
 #include "nn/weights.h"
+#include "report/text.h"
 #include "runner/experiment.h"
 #include "train/fit.h"
 #include "train/narrow_fit.h"
@@ -439,7 +440,7 @@ report::Table width_table(const runner::Aggregation& a, const std::vector<WidthR
         std::string verdict;
         if (report::is_null(w.printed.rmse)) verdict = "";
         else if (!w.doc_protocol) verdict = "n/a";
-        else if (!w.judged) verdict = fmt::format("n/a ({} seeds)", w.seeds);
+        else if (!w.judged) verdict = fmt::format("n/a ({})", report::counted(w.seeds, "seed"));
         else verdict = w.whole.pass ? "pass" : "miss";
         const Cell seeds = static_cast<std::int64_t>(w.seeds), diverged = static_cast<std::int64_t>(w.all.diverged);
         const Cell kmin = as_int(min_of(kinks)), kmax = as_int(max_of(kinks));

@@ -4,11 +4,17 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <string_view>
 
 namespace ffn::report {
 
 // A number as the documents write it: shortest round-trip form, "-0" as "0".
 inline std::string number_text(double v) { return v == 0.0 ? "0" : fmt::format("{}", v); }
+
+// "1 seed", "3 seeds": a count and its noun, in the number the count asks for.
+inline std::string counted(std::size_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
 
 template <class Container>
 std::string vector_text(const Container& v) {

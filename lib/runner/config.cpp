@@ -367,15 +367,12 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
     if (!config.is_object() || !config.contains("base")) return config;
     if (!config["base"].is_string() || config["base"].get<std::string>().empty())
         throw Error(path + ": key 'base': expected the path of another config, relative to this one");
-    // Beside this file, then (a plain name, "width" or "width.json") among
-    // the bundled configs, so that a copied config still finds its base.
+    // Beside this file, then by name among the bundled configs ("width",
+    // "smoke/width_small"), so that a copied config still finds its base.
     const std::string base = config["base"].get<std::string>();
-    const bool plain = base.find('/') == std::string::npos && !base.ends_with(".json");
-    std::vector<std::string> tried = {(std::filesystem::path(path).parent_path() / base).lexically_normal().string()};
-    if (plain) tried.push_back((std::filesystem::path(path).parent_path() / (base + ".json")).lexically_normal().string());
-    if (!bundled.empty() && base.find('/') == std::string::npos)
-        for (const std::string& name : plain ? std::vector<std::string>{base, base + ".json"} : std::vector<std::string>{base})
-            tried.push_back((std::filesystem::path(bundled) / name).lexically_normal().string());
+    const std::filesystem::path here_dir = std::filesystem::path(path).parent_path();
+    std::vector<std::string> tried = {(here_dir / base).lexically_normal().string()};
+    if (!base.ends_with(".json")) tried.push_back((here_dir / (base + ".json")).lexically_normal().string());
     std::string base_path;
     for (const auto& candidate : tried) {
         std::error_code ec;
@@ -384,6 +381,7 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
             break;
         }
     }
+    if (base_path.empty()) base_path = find_bundled_config(bundled, base, tried).value_or("");
     if (base_path.empty()) {
         std::string list;
         for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
@@ -397,6 +395,32 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
     return merged;
 }
 }  // namespace
+
+std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried) {
+    const std::filesystem::path relative(name);
+    if (bundled.empty() || name.empty() || relative.is_absolute()) return std::nullopt;
+    for (const auto& part : relative)
+        if (part == "..") return std::nullopt;
+    for (const std::string& candidate_name : name.ends_with(".json") ? std::vector<std::string>{name} : std::vector<std::string>{name, name + ".json"}) {
+        const std::string candidate = (std::filesystem::path(bundled) / candidate_name).lexically_normal().string();
+        tried.push_back(candidate);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> bundled_config_names(const std::string& bundled) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    if (bundled.empty() || !std::filesystem::is_directory(bundled, ec)) return names;
+    for (auto it = std::filesystem::recursive_directory_iterator(bundled, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+         it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().extension() == ".json")
+            names.push_back(std::filesystem::relative(it->path(), bundled, ec).replace_extension().generic_string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
 
 Json load_config(const std::string& path, const std::string& bundled) {
     std::vector<std::string> chain;

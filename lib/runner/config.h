@@ -15,6 +15,7 @@
 //   "check":  {"rtol": 1e-9, "atol": 1e-12}  tolerance of `ffn-lab check`
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -143,6 +144,16 @@ Json load_json_file(const std::string& path);
 // checkout's configs/ folder when there is one; the error names every
 // path tried.
 Json load_config(const std::string& path, const std::string& bundled = "");
+
+// A bundled config named by its path under `bundled` (the checkout's
+// configs/), with or without ".json": "width", "smoke/width_small". A name
+// that is absolute or climbs out with ".." names no bundled config. Every
+// path looked at is appended to `tried`.
+std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried);
+
+// Every bundled config's name (its path under `bundled`, without ".json"),
+// subfolders included, sorted: for listings and did-you-mean.
+std::vector<std::string> bundled_config_names(const std::string& bundled);
 
 // Validates `root` (from `source`) against its kind and expands the grid.
 // Every defect is an ffn::Error naming the source, the key and what was

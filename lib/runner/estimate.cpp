@@ -12,6 +12,7 @@
 #include "core/thread_pool.h"
 #include "ffnlab/build_info.h"
 #include "io/atomic_file.h"
+#include "report/text.h"
 #include "runner/execute.h"
 
 namespace ffn::runner {
@@ -155,17 +156,17 @@ std::string estimate_time(const Plan& plan, std::size_t threads) {
     } else {
         const bool trains = plan.kind->schema.find("steps") != nullptr;
         if (!trains || steps_swept(plan))
-            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {} threads; {}); the first "
+            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {}; {}); the first "
                                "one that runs for a second teaches the estimate",
-                               plan.kind->name, threads,
+                               plan.kind->name, report::counted(threads, "thread"),
                                trains ? "'steps' is swept, which the probes cannot scale" : "its runs take seconds at most");
         seconds_per_cost = probe_speed(plan, threads);
         from = fmt::format("probes of {} on this machine", plan.source);
         store_speed(key, seconds_per_cost, from);
     }
-    return fmt::format("estimated time: about {:.2g} s on {} threads ({:.3g} units of cost for {} runs, at the speed of {}; "
+    return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}, at the speed of {}; "
                        "kept in {})",
-                       seconds_per_cost * cost, threads, cost, plan.runs.size(), from, speeds_file());
+                       seconds_per_cost * cost, report::counted(threads, "thread"), cost, report::counted(plan.runs.size(), "run"), from, speeds_file());
 }
 
 void record_speed(const Plan& plan, const Json& manifest) {
@@ -176,7 +177,7 @@ void record_speed(const Plan& plan, const Json& manifest) {
     const double cost = plan_cost(plan);
     if (!(cost > 0)) return;
     store_speed(speed_key(plan, threads), wall / cost,
-                fmt::format("a sweep of {} ({} runs in {:.2f} s)", plan.source, plan.runs.size(), wall));
+                fmt::format("a sweep of {} ({} in {:.2f} s)", plan.source, report::counted(plan.runs.size(), "run"), wall));
 }
 
 }  // namespace ffn::runner
