@@ -10,6 +10,7 @@
 #include "experiments/support/plot.h"
 #include "report/text.h"
 #include "runner/estimate.h"
+#include "runner/run_cache.h"
 #include "runner/sweep.h"
 
 namespace ffn::app {
@@ -59,12 +60,26 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     cmd->add_flag("--print-config", o.print_config,
                   "Print the config as it would run (bases merged, overrides applied) as JSON, and run nothing");
     cmd->add_flag("--dry-run", o.dry_run,
-                  "Print the config as it would run, the swept keys, the number of runs and the time they would take "
-                  "(measured on a short probe); write nothing");
+                  "Print the config as it would run, the swept keys, the number of runs and the time the ones not "
+                  "cached would take (from this machine's measured speed); write nothing");
     cmd->add_option("--log-every", o.log_every, "Record the training loss every N steps (the same as --set log_every=N)")
         ->check(CLI::Range(1L, 10000000L));
     return cmd;
 }
+
+namespace {
+// The runs the sweep's cache (--cache, else OUT/runs) already holds, for the
+// dry run's estimate: a folder that is not there holds none.
+std::vector<bool> cached_runs(const runner::Plan& plan, const SweepOptions& o) {
+    const std::string folder = !o.cache_dir.empty() ? o.cache_dir : o.out_dir.empty() ? "" : (std::filesystem::path(o.out_dir) / "runs").string();
+    std::error_code ec;
+    if (o.fresh || folder.empty() || !std::filesystem::is_directory(folder, ec)) return {};
+    const runner::RunCache cache(folder);
+    std::vector<bool> cached(plan.runs.size());
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) cached[i] = cache.holds(plan.kind->name, plan.runs[i]);
+    return cached;
+}
+}  // namespace
 
 int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
@@ -82,7 +97,7 @@ int run_sweep(const SweepOptions& o) {
         for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
         std::cout << fmt::format("{}: experiment '{}', {} ({}{}{})\n", config, plan.kind->name, report::counted(plan.runs.size(), "run"),
                                  report::counted(plan.seeds.size(), "seed"), swept.empty() ? "" : "; swept: ", swept);
-        std::cout << runner::estimate_time(plan, o.threads) << "\n";
+        std::cout << runner::estimate_time(plan, o.threads, cached_runs(plan, o)) << "\n";
         return 0;
     }
     check_display(o.display);

@@ -23,18 +23,20 @@ namespace {
 
 double run_cost(const Plan& plan, const Run& run) { return plan.kind->cost ? plan.kind->cost(run) : 1.0; }
 
-// Every run's cost, summed: a run's cost depends on its point, not its
-// seed, so it is asked once per point (runs of a point are consecutive),
-// and a million-run plan costs a pass over its points.
-double plan_cost(const Plan& plan) {
+// Every run's cost, summed, but for the runs flagged in `skip`: a run's
+// cost depends on its point, not its seed, so it is asked once per point
+// (runs of a point are consecutive), and a million-run plan costs a pass
+// over its points.
+double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
     double total = 0, last = 0;
     const GridPoint* point = nullptr;
-    for (const Run& run : plan.runs) {
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        const Run& run = plan.runs[i];
         if (run.point.get() != point) {
             point = run.point.get();
             last = run_cost(plan, run);
         }
-        total += last;
+        if (skip.empty() || !skip[i]) total += last;
     }
     return total;
 }
@@ -136,9 +138,12 @@ std::string speeds_file() {
     return (fs::path(home && *home ? home : "/tmp") / ".cache" / "ffn-lab" / "speeds.json").string();
 }
 
-std::string estimate_time(const Plan& plan, std::size_t threads) {
+std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached) {
     threads = threads ? threads : ThreadPool::hardware_threads();
-    const double cost = plan_cost(plan);
+    const std::size_t cached_runs = static_cast<std::size_t>(std::count(cached.begin(), cached.end(), true));
+    const std::size_t to_run = plan.runs.size() - cached_runs;
+    if (to_run == 0) return fmt::format("estimated time: none; the cache holds all {}", report::counted(plan.runs.size(), "run"));
+    const double cost = plan_cost(plan, cached);
     const std::string key = speed_key(plan, threads);
     const Json speeds = read_speeds();
     std::string from;
@@ -164,9 +169,10 @@ std::string estimate_time(const Plan& plan, std::size_t threads) {
         from = fmt::format("probes of {} on this machine", plan.source);
         store_speed(key, seconds_per_cost, from);
     }
-    return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}, at the speed of {}; "
+    return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}{}, at the speed of {}; "
                        "kept in {})",
-                       seconds_per_cost * cost, report::counted(threads, "thread"), cost, report::counted(plan.runs.size(), "run"), from, speeds_file());
+                       seconds_per_cost * cost, report::counted(threads, "thread"), cost, report::counted(to_run, "run"),
+                       cached_runs ? fmt::format(" not in the cache, which holds {} more", cached_runs) : "", from, speeds_file());
 }
 
 void record_speed(const Plan& plan, const Json& manifest) {

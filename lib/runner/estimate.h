@@ -14,14 +14,16 @@
 // agree, and an estimate costs no training once the kind is calibrated.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "runner/config.h"
 
 namespace ffn::runner {
 
 // One line: "estimated time: about 3.1 s (...)", saying where the speed
-// came from, or why there is no estimate.
-std::string estimate_time(const Plan& plan, std::size_t threads);
+// came from, or why there is no estimate. `cached` (empty, or a flag per
+// run): runs a cache already holds, which cost nothing and are left out.
+std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached = {});
 
 // Stores the speed a finished sweep measured, from its manifest (wall
 // seconds, threads, runs computed). Sweeps shorter than a second, or that

@@ -324,6 +324,12 @@ std::optional<std::vector<report::Table>> RunCache::load(const std::string& kind
     return read_entry(found->second, kind, run);
 }
 
+bool RunCache::holds(const std::string& kind, const Run& run) const {
+    if (!enabled()) return false;
+    index();
+    return entries_.contains(*parse_key(key(kind, run)));
+}
+
 bool RunCache::store(const std::string& key, const std::string& kind, const Run& run,
                      const std::vector<report::Table>& tables) const {
     if (folder_.empty()) return true;

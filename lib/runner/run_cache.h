@@ -77,6 +77,9 @@ public:
     bool enabled() const { return !folder_.empty() || !read_also_.empty(); }
     // The run's tables when an authentic entry for this run exists.
     std::optional<std::vector<report::Table>> load(const std::string& kind, const Run& run) const;
+    // Whether the index has an entry under this run's key, unread and
+    // unauthenticated: what an estimate counts as probably reused.
+    bool holds(const std::string& kind, const Run& run) const;
     // Files the tables under `key`, which the caller takes from key() just
     // before the run starts: a weights file rewritten while the run trains
     // must not file its tables under the new bytes. False when the entry

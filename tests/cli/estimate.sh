@@ -29,6 +29,17 @@ case "$third" in *"at the speed of a sweep of configs/width.json (200 runs in "*
     *) echo "the estimate after a sweep does not cite it: $third"; exit 1 ;; esac
 [ "$(estimate)" = "$third" ] || { echo "two estimates after the sweep differ"; exit 1; }
 
+# With --out, the runs its cache holds cost nothing: half of them cached,
+# the estimate is for the other half; all of them, no time at all.
+"$ffnlab" sweep -c configs/width_quick.json --set seeds=0:5 --out "$work/out" -q > /dev/null || { echo "the half sweep failed"; exit 1; }
+half=$("$ffnlab" sweep -c configs/width_quick.json --dry-run --out "$work/out" | grep '^estimated time')
+case "$half" in *"for 25 runs not in the cache, which holds 25 more"*) ;; *) echo "half cached: $half"; exit 1 ;; esac
+"$ffnlab" sweep -c configs/width_quick.json --out "$work/out" -q > /dev/null || { echo "the whole sweep failed"; exit 1; }
+all=$("$ffnlab" sweep -c configs/width_quick.json --dry-run --out "$work/out" | grep '^estimated time')
+[ "$all" = "estimated time: none; the cache holds all 50 runs" ] || { echo "all cached: $all"; exit 1; }
+fresh=$("$ffnlab" sweep -c configs/width_quick.json --dry-run --out "$work/out" --fresh | grep '^estimated time')
+case "$fresh" in *"for 50 runs, at the speed"*) ;; *) echo "--fresh counted the cache: $fresh"; exit 1 ;; esac
+
 # A damaged store is no speed: the kind is calibrated again, never a negative time.
 printf '{"width_sweep": 1, "x": [' > "$FFNLAB_SPEEDS"
 case "$(estimate)" in *"at the speed of probes of"*) ;; *) echo "a store that does not parse was used"; exit 1 ;; esac
@@ -40,4 +51,4 @@ case "$(estimate)" in *"about -"*) echo "a negative stored speed gave a negative
 out=$("$ffnlab" sweep -c configs/params.json --dry-run | grep '^estimated time')
 case "$out" in "estimated time: not known yet (no sweep of 'param_count' has run here"*) ;;
     *) echo "a kind that trains nothing: $out"; exit 1 ;; esac
-echo "estimate.sh: probes once, the same estimate twice, then a past sweep's speed"
+echo "estimate.sh: probes once, the same estimate twice, then a past sweep's speed; cached runs left out"
