@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include "report/diff.h"
 #include "report/table_io.h"
 #include "report/terminal.h"
+#include "report/text.h"
+#include "runner/history.h"
 #include "runner/output_set.h"
 
 namespace ffn::app {
@@ -43,19 +46,28 @@ CLI::App* setup_diff(CLI::App& app, DiffOptions& o) {
 
 namespace {
 
-std::vector<report::Table> read_side(const std::string& path) {
+struct Side {
+    std::vector<report::Table> tables;
+    std::optional<runner::Json> manifest;  // when the side is an --out folder
+};
+
+Side read_side(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return runner::read_result_folder(path).tables;
+    if (std::filesystem::is_directory(path, ec)) {
+        auto folder = runner::read_result_folder(path);
+        return {std::move(folder.tables), std::move(folder.manifest)};
+    }
     if (std::filesystem::path(path).extension() == ".md")
         throw Error(path + ": markdown is for reading, not read back; diff the .json or .csv beside it");
-    return report::read_tables(path);
+    return {report::read_tables(path), std::nullopt};
 }
 
 }  // namespace
 
 int run_diff(const DiffOptions& o) {
-    auto a = read_side(o.a);
-    auto b = read_side(o.b);
+    const Side side_a = read_side(o.a), side_b = read_side(o.b);
+    auto a = side_a.tables;
+    auto b = side_b.tables;
     if (!o.tables.empty()) {
         const auto only_named = [&](std::vector<report::Table>& tables) {
             std::erase_if(tables, [&](const report::Table& t) {
@@ -95,9 +107,19 @@ int run_diff(const DiffOptions& o) {
     for (const auto& d : differences)
         if (!d.is_cell()) std::cout << "  " << d.where << "\n";
     const bool terminal = ::isatty(STDOUT_FILENO) != 0;
-    for (const auto& t : report::difference_tables(differences))
-        std::cout << "\n## " << t.name() << "\n\n"
-                  << (terminal ? report::to_terminal(t, {terminal_width(), true, {}}) : report::to_markdown(t));
+    const auto print = [&](const report::Table& t) {
+        std::cout << "\n## " << t.name() << "\n\n" << (terminal ? report::to_terminal(t, {terminal_width(), false, {}}) : report::to_markdown(t));
+    };
+    // Two folders: what ran, and how, beside what came out. It does not
+    // change the exit status, which the tables decide.
+    if (side_a.manifest && side_b.manifest) {
+        const auto manifests = runner::manifest_differences(*side_a.manifest, *side_b.manifest);
+        if (!manifests.rows().empty()) {
+            std::cout << fmt::format("the manifests differ in {} (what ran and how):\n", report::counted(manifests.rows().size(), "key"));
+            print(manifests);
+        }
+    }
+    for (const auto& t : report::difference_tables(differences)) print(t);
     return differences.empty() ? 0 : 1;
 }
 

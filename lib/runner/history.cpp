@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "core/error.h"
 #include "runner/output_set.h"
@@ -18,6 +20,21 @@ report::Cell text_or_null(const Json& m, const char* key) {
 
 report::Cell integer_or_null(const Json& m, const char* key) {
     return m.contains(key) && m[key].is_number_integer() ? report::Cell(m[key].get<std::int64_t>()) : report::Cell{};
+}
+
+// Objects opened key by key (arrays and scalars are values), under `path`.
+void flatten_objects(const Json& value, const std::string& path, std::map<std::string, Json>& out) {
+    if (!value.is_object() || value.empty()) {
+        out[path] = value;
+        return;
+    }
+    for (const auto& [key, inner] : value.items()) flatten_objects(inner, path + "/" + key, out);
+}
+
+std::string compact(const Json& value) {
+    constexpr std::size_t kMost = 80;
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    return text.size() > kMost ? text.substr(0, kMost - 3) + "..." : text;
 }
 
 void add_folder(const std::string& folder, std::vector<std::pair<std::string, ResultFolder>>& found) {
@@ -87,6 +104,34 @@ report::Table result_folders(const std::vector<std::string>& roots) {
     // What tells folders apart first: the overrides and the verdicts.
     t.set_summary({{"folder", ""}, {"overrides", ""}, {"pass", ""}, {"miss", ""}, {"not_applicable", "n/a"}, {"runs", ""},
                    {"wall_seconds", "wall s"}, {"started_utc", "started"}, {"config", ""}, {"commit", ""}});
+    return t;
+}
+
+report::Table manifest_differences(const Json& a, const Json& b) {
+    static const char* const kWhatRan[] = {"experiment", "config_file", "config",  "overrides", "ffn_lab_version", "git_commit",
+                                           "build_type", "gemm_isa",    "threads", "seeds",     "runs"};
+    std::map<std::string, Json> left, right;
+    const auto collect = [](const Json& m, std::map<std::string, Json>& out) {
+        if (!m.is_object()) return;
+        for (const char* key : kWhatRan)
+            if (m.contains(key)) flatten_objects(m[key], key, out);
+    };
+    collect(a, left);
+    collect(b, right);
+    std::set<std::string> keys;
+    for (const auto& [k, v] : left) keys.insert(k);
+    for (const auto& [k, v] : right) keys.insert(k);
+    report::Table t("manifests");
+    t.add_column("key", report::ColumnType::text).add_column("A", report::ColumnType::text).add_column("B", report::ColumnType::text);
+    t.add_key("key");
+    // The listed order (what ran, then how), keys within a field sorted.
+    for (const char* field : kWhatRan)
+        for (const auto& key : keys) {
+            if (key != field && !key.starts_with(std::string(field) + "/")) continue;
+            const auto l = left.find(key), r = right.find(key);
+            if (l != left.end() && r != right.end() && l->second == r->second) continue;
+            t.add_row({key, l == left.end() ? "(none)" : compact(l->second), r == right.end() ? "(none)" : compact(r->second)});
+        }
     return t;
 }
 

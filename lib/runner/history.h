@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/table.h"
+#include "runner/config.h"
 
 namespace ffn::runner {
 
@@ -17,5 +18,15 @@ namespace ffn::runner {
 // A root that does not exist is an ffn::Error; a folder whose manifest is
 // not ffn-lab's is not a row.
 report::Table result_folders(const std::vector<std::string>& roots);
+
+// How two result folders' manifests differ in what ran and how (`diff A B`
+// of two folders): a row per key whose values differ, among the
+// experiment, the config file, every key of the config as run (a path such
+// as config/sweep/model.width), the overrides, the build (version, commit,
+// build type, kernel family), the threads, the seeds and the run count;
+// values as compact JSON, "(none)" where a side lacks the key. Times and
+// file lists, which differ between any two sweeps, are left out. Columns:
+// key, A, B.
+report::Table manifest_differences(const Json& a, const Json& b);
 
 }  // namespace ffn::runner
