@@ -120,7 +120,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const nn::Matrix<T> x_back = nn::apply(reconstruct, h);
 
     report::Table worked("worked_example");
-    worked.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
+    worked.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text).add_key("quantity");
     worked.add_row({std::string("x"), report::vector_text(nn::row_of(X))});
     worked.add_row({std::string("Ax+a"), report::vector_text(nn::row_of(z))});
     worked.add_row({std::string("h"), report::vector_text(nn::row_of(h))});
@@ -138,7 +138,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("active_units", ColumnType::text)
         .add_column("J", ColumnType::text)
         .add_column("rank", ColumnType::integer)
-        .add_column("rank_bound_d", ColumnType::integer);
+        .add_column("rank_bound_d", ColumnType::integer)
+        .add_key("point");
     for (const auto& p : run.matrix("jacobian_points")) {
         require_length("jacobian_points", p.size(), d, "points are inputs");
         const nn::Vector<T> x = nn::to_vector<T>(p);

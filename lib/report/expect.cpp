@@ -36,7 +36,7 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
         for (const auto& [column, value] : e.values) {
             const auto c = t->find_column(column);
             if (!c) throw Error(e.origin + ": table '" + e.table + "' has no column '" + column + "'");
-            const std::string doc_name = column + " (doc)";
+            const std::string doc_name = column + "_doc";  // a plain identifier, for pandas and DVC
             ColumnType type = std::holds_alternative<bool>(value) ? ColumnType::boolean
                               : as_number(value)                   ? ColumnType::real
                                                                    : ColumnType::text;
@@ -50,6 +50,7 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
                                 " here, where another expectation gives it a value of another type");
             } else {
                 Column doc = t->columns()[*c];
+                doc.label = (doc.label.empty() ? column : doc.label) + " (doc)";
                 doc.name = doc_name;
                 doc.type = type;
                 t->insert_column(*c + 1, doc);
@@ -69,7 +70,7 @@ ExpectSummary apply_expectations(std::vector<Table>& tables, const std::vector<E
             }
             bool pass = true;
             for (const auto& [column, value] : e.values) {
-                t->set(r, *t->find_column(column + " (doc)"), value);
+                t->set(r, *t->find_column(column + "_doc"), value);
                 const bool ok = value_passes(t->at(r, column), value, e);
                 ok ? ++summary.passed : ++summary.missed;
                 pass = pass && ok;

@@ -2,7 +2,8 @@
 // The documents' printed values beside ours. An Expectation names a table, the
 // row(s) it applies to (column = value pairs), and the values the document
 // prints for some columns, with a tolerance. apply_expectations adds to that
-// table a "<column> (doc)" column after each expected column and a final
+// table a "<column>_doc" column (its terminal label "<column> (doc)") after
+// each expected column and a final
 // "verdict" column (pass / miss, or n/a where the expectation does not apply)
 // for the rows an expectation covers.
 #include <functional>

@@ -45,6 +45,10 @@ std::vector<report::Table> Aggregation::concatenate_runs() {
                 // falls back to positions where they repeat).
                 for (const auto& [key, value] : swept)
                     if (joined->find_column(key)) joined->add_key(key);
+                // ...and, within a run, by the keys its own table names
+                // (a quantity, a point, a feature).
+                for (const auto& key : t.keys())
+                    if (std::find(joined->keys().begin(), joined->keys().end(), key) == joined->keys().end()) joined->add_key(key);
             }
             for (const auto& row : t.rows()) {
                 std::vector<report::Cell> cells;

@@ -23,7 +23,7 @@ TEST_CASE("a matching value passes and is shown beside ours") {
     const auto s = apply_expectations(t, {on_512("params", std::int64_t{2099712})});
     CHECK(s.passed == 1);
     CHECK(s.missed == 0);
-    CHECK(t[0].columns()[2].name == "params (doc)");
+    CHECK(t[0].columns()[2].name == "params_doc");
     CHECK(t[0].at(0, "verdict") == Cell{std::string("pass")});
     CHECK(t[0].at(1, "verdict") == Cell{});  // rows without an expectation stay empty
 }

@@ -100,7 +100,7 @@ TEST_CASE("text cells are left-aligned and measured in characters, not bytes") {
 TEST_CASE("a summary names its columns: one inserted later (an expect block's) moves none of them") {
     Table t = wide_table();
     t.set_summary({{"m", ""}, {"rmse_median", "RMSE"}});
-    t.insert_column(1, {.name = "m (doc)", .type = ColumnType::integer});
+    t.insert_column(1, {.name = "m_doc", .type = ColumnType::integer});
     const auto lines = lines_of(to_terminal(t, {80, false, {}}));
     CHECK(lines[0] == " m                    RMSE  verdict");  // and the verdict, which is shown wherever it came from
 }
