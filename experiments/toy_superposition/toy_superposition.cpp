@@ -75,7 +75,7 @@ void draw_batch(Rng& rng, double p, std::size_t n, std::size_t batch, T* x) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t s = 0; s < batch; ++s) {
             const double u = rng.uniform01();
-            x[i * batch + s] = u < p ? static_cast<T>(u / p) : T(0);
+            x[i * batch + s] = static_cast<T>(train::toy_model::value_or_zero(u < p, u / p));
         }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 
 #include "core/error.h"
 #include "core/isa.h"
@@ -77,14 +78,14 @@ void store_speed(const std::string& key, double seconds_per_cost, const std::str
 double probe_speed(const Plan& plan, std::size_t threads) {
     constexpr std::size_t kSampleUnits = 8;
     constexpr double kProbeSeconds = 0.25;
-    const long steps = plan.runs.front().integer("steps");
+    const bool trains = plan.kind->schema.find("steps") != nullptr;
     const auto units = work_units(plan, std::vector<bool>(plan.runs.size(), true));
     std::vector<std::size_t> sample;
     for (std::size_t u = 0; u < std::min(units.size(), kSampleUnits); ++u)
         for (const std::size_t i : units[u * units.size() / std::min(units.size(), kSampleUnits)]) sample.push_back(i);
     double sample_cost = 0;
     for (const std::size_t i : sample) sample_cost += run_cost(plan, plan.runs[i]);
-    const auto seconds_for = [&](long probe_steps) {
+    const auto seconds_for = [&](std::optional<long> probe_steps) {
         Plan probe;
         probe.kind = plan.kind;
         probe.source = plan.source;
@@ -98,7 +99,7 @@ double probe_speed(const Plan& plan, std::size_t threads) {
             if (plan.runs[i].point.get() != last) {
                 last = plan.runs[i].point.get();
                 auto point = std::make_shared<GridPoint>(*plan.runs[i].point);
-                point->values["steps"] = probe_steps;
+                if (probe_steps) point->values["steps"] = *probe_steps;
                 point->index = probe.points.size();
                 set_id_parts(*point, plan.kind->name);
                 probe.points.push_back(point);
@@ -113,6 +114,9 @@ double probe_speed(const Plan& plan, std::size_t threads) {
         execute(probe, {.threads = threads, .only = all});
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
+    // A kind that trains nothing: the sample's runs as they are.
+    if (!trains) return seconds_for(std::nullopt) / sample_cost;
+    const long steps = plan.runs.front().integer("steps");
     long s = std::max(1L, std::min(steps / 2, 10L));
     double t1 = seconds_for(s), t2 = seconds_for(2 * s);
     while (t2 < kProbeSeconds && 4 * s <= steps) {
@@ -159,12 +163,10 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
         seconds_per_cost = speeds[key]["seconds_per_cost"].get<double>();
         from = speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "";
     } else {
-        const bool trains = plan.kind->schema.find("steps") != nullptr;
-        if (!trains || steps_swept(plan))
-            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {}; {}); the first "
-                               "one that runs for a second teaches the estimate",
-                               plan.kind->name, report::counted(threads, "thread"),
-                               trains ? "'steps' is swept, which the probes cannot scale" : "its runs take seconds at most");
+        if (plan.kind->schema.find("steps") != nullptr && steps_swept(plan))
+            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {}; 'steps' is swept, which the "
+                               "probes cannot scale); the first one that runs for a second teaches the estimate",
+                               plan.kind->name, report::counted(threads, "thread"));
         seconds_per_cost = probe_speed(plan, threads);
         from = fmt::format("probes of {} on this machine", plan.source);
         store_speed(key, seconds_per_cost, from);

@@ -10,7 +10,9 @@
 // computes its runs (none reused) for at least a second stores what it
 // measured, so the estimate follows the machine; a kind never run here is
 // calibrated once by probes (a sample of the plan's work units run for a
-// few steps), stored the same way. Two estimates of one plan therefore
+// few steps; for a kind that trains nothing, the sample run as it is),
+// stored the same way. A plan whose steps are swept cannot be probed: it
+// has no estimate until a sweep of its kind has run. Two estimates of one plan therefore
 // agree, and an estimate costs no training once the kind is calibrated.
 #include <cstddef>
 #include <string>

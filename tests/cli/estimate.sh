@@ -47,8 +47,12 @@ sed 's/"seconds_per_cost": [0-9.e+-]*/"seconds_per_cost": -1/' "$FFNLAB_SPEEDS" 
 case "$(estimate)" in *"about -"*) echo "a negative stored speed gave a negative estimate"; exit 1 ;;
     *"at the speed of probes of"*) ;; *) echo "a negative stored speed was not replaced"; exit 1 ;; esac
 
-# A kind that trains nothing has no steps to scale: no estimate until a sweep teaches one.
+# A kind that trains nothing is timed on a sample of its runs as they are.
 out=$("$ffnlab" sweep -c configs/params.json --dry-run | grep '^estimated time')
-case "$out" in "estimated time: not known yet (no sweep of 'param_count' has run here"*) ;;
+case "$out" in "estimated time: about "*"at the speed of probes of configs/params.json"*) ;;
     *) echo "a kind that trains nothing: $out"; exit 1 ;; esac
+# Swept steps cannot be probed: no estimate until a sweep of the kind has run.
+out=$("$ffnlab" sweep -c configs/tms_pentagon.json --set sweep.steps=[10,20] --dry-run | grep '^estimated time')
+case "$out" in "estimated time: not known yet (no sweep of 'toy_superposition' has run here"*"'steps' is swept"*) ;;
+    *) echo "swept steps: $out"; exit 1 ;; esac
 echo "estimate.sh: probes once, the same estimate twice, then a past sweep's speed; cached runs left out"
