@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <optional>
+#include <set>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/isa.h"
 #include "core/thread_pool.h"
 #include "ffnlab/build_info.h"
@@ -42,8 +45,25 @@ double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
     return total;
 }
 
+// The kind, its speed classes in this plan (asked once per point), the
+// kernel family, the threads and the version.
 std::string speed_key(const Plan& plan, std::size_t threads) {
-    return fmt::format("{} {} threads={} ffn-lab={}", plan.kind->name, isa_name(active_isa()), threads, build::version);
+    std::set<std::string> classes;
+    if (plan.kind->speed_class) {
+        const GridPoint* point = nullptr;
+        for (const Run& run : plan.runs)
+            if (run.point.get() != point) {
+                point = run.point.get();
+                classes.insert(plan.kind->speed_class(run));
+            }
+    }
+    std::string kind = plan.kind->name;
+    if (!classes.empty()) {
+        const std::string joined = fmt::format("{}", fmt::join(classes, "; "));
+        constexpr std::size_t kMost = 120;  // a plan sweeping the shape names its mix by a hash
+        kind += " (" + (joined.size() <= kMost ? joined : fmt::format("{} classes {:016x}", classes.size(), fnv1a64(joined))) + ")";
+    }
+    return fmt::format("{} {} threads={} ffn-lab={}", kind, isa_name(active_isa()), threads, build::version);
 }
 
 Json read_speeds() {
@@ -71,10 +91,11 @@ void store_speed(const std::string& key, double seconds_per_cost, const std::str
 
 // The first calibration of a kind on this machine: a sample of the plan's
 // work units (evenly spread, so every grid point's sizes are in it) run
-// for s and 2s steps (probes, nothing kept), s doubled until the longer
-// probe takes a quarter second. Returns seconds per unit of cost, from the
-// difference of the two probes scaled to the config's steps (what a run
-// costs besides its steps is in the estimate's per-run share).
+// for s and 4s steps (probes, nothing kept), s raised until the
+// difference is a quarter second and half the shorter probe. Returns
+// seconds per unit of cost, from the difference of the two probes scaled to
+// the config's steps (what a run costs besides its steps is in the
+// estimate's per-run share).
 double probe_speed(const Plan& plan, std::size_t threads) {
     constexpr std::size_t kSampleUnits = 8;
     constexpr double kProbeSeconds = 0.25;
@@ -117,14 +138,18 @@ double probe_speed(const Plan& plan, std::size_t threads) {
     // A kind that trains nothing: the sample's runs as they are.
     if (!trains) return seconds_for(std::nullopt) / sample_cost;
     const long steps = plan.runs.front().integer("steps");
-    long s = std::max(1L, std::min(steps / 2, 10L));
-    double t1 = seconds_for(s), t2 = seconds_for(2 * s);
-    while (t2 < kProbeSeconds && 4 * s <= steps) {
-        s *= 2;
+    // The steps' share is the difference of two probes, s and 4s steps: it
+    // must stand well clear of the fixed part (a held-out evaluation can
+    // take seconds) and of the noise, or the fixed part passes for all.
+    constexpr long kFactor = 4;
+    long s = std::max(1L, std::min(steps / kFactor, 10L));
+    double t1 = seconds_for(s), t2 = seconds_for(kFactor * s);
+    while ((t2 - t1 < kProbeSeconds || t2 - t1 < t1 / 2) && kFactor * kFactor * s <= steps) {
+        s *= kFactor;
         t1 = t2;
-        t2 = seconds_for(2 * s);
+        t2 = seconds_for(kFactor * s);
     }
-    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>(s));
+    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>((kFactor - 1) * s));
     const double fixed = std::max(0.0, t1 - per_step * static_cast<double>(s));
     return (fixed + per_step * static_cast<double>(steps)) / sample_cost;
 }

@@ -102,6 +102,11 @@ struct ExperimentKind {
     // (runner/estimate.h). It depends on the run's point, not its seed.
     // Empty: every run costs the same.
     std::function<double(const Run&)> cost = {};
+    // Optional: what a run's speed per unit of cost depends on that `cost`
+    // does not capture (the toy model's n, m and batch: the products'
+    // efficiency on tiny shapes follows no simple formula). The estimate
+    // keeps a speed per class. Empty: one speed for the kind.
+    std::function<std::string(const Run&)> speed_class = {};
     // Optional: the PyTorch reference of `bench sweep` (TorchNets).
     std::function<TorchNets(const Plan&)> torch_nets = {};
     // Optional: the floating-point operations a run's arithmetic does (its
