@@ -4,13 +4,14 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "experiments/registry.h"
 #include "runner/history.h"
 
 namespace ffn::app {
 
 CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
     auto* cmd = app.add_subcommand("results", "List the result folders sweeps wrote with --out: config, overrides, commit, "
-                                              "time, runs, verdicts (feed two of them to `diff`)");
+                                              "time, runs, verdicts, headline (feed two of them to `diff`)");
     cmd->add_option("folders", o.roots, "Result folders, or folders to search for them (default: results)");
     cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
         ->check(CLI::IsMember({"md", "csv", "json"}));
@@ -26,7 +27,7 @@ int run_results(const ResultsOptions& o) {
     if (o.roots.empty() && !std::filesystem::is_directory("results"))
         throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
                     "`ffn-lab results DIR` searches DIR)");
-    const report::Table folders = runner::result_folders(roots);
+    const report::Table folders = runner::result_folders(roots, &experiments::all_kinds());
     if (folders.row_count() == 0) {
         std::string where;
         for (const auto& r : roots) where += (where.empty() ? "" : ", ") + r;

@@ -551,7 +551,7 @@ runner::ExperimentKind make() {
     return {.name = "toy_superposition",
             .description = "Elhage et al.'s toy model ReLU(W^T W x + b): which features sparse inputs let m dimensions hold",
             .schema = std::move(schema),
-            .headlines = {{"points", {"outcome", "outcome_seeds", "optimum", "represented_median", "dims_per_feature_median", "best_loss"}}, {"geometry", {"inverse_density", "dims_per_feature", "represented", "distance_median"}}},
+            .headlines = {{"points", {"outcome", "outcome_seeds", "optimum", "represented_median", "dims_per_feature_median", "best_loss"}}, {"geometry", {"dims_per_feature", "inverse_density", "represented", "distance_median"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& run : plan.runs)

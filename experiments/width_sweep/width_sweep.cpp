@@ -622,6 +622,9 @@ runner::ExperimentKind make() {
     return {.name = "width_sweep",
             .description = "1-m-1 fits of a function over widths, activations and seeds: RMSE, kinks, the S2 promise",
             .schema = std::move(schema),
+            // The width table has a summary of its own for the terminal;
+            // this names its headline for `ffn-lab results`.
+            .headlines = {{"width", {"rmse_median", "kinks_median"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <optional>
 #include <map>
 #include <set>
 
 #include "core/error.h"
+#include "report/table_io.h"
 #include "runner/output_set.h"
 
 namespace ffn::runner {
@@ -37,6 +41,61 @@ std::string compact(const Json& value) {
     return text.size() > kMost ? text.substr(0, kMost - 3) + "..." : text;
 }
 
+// The headline of a result folder (result_folders' `headline` column), or
+// "" when it has none that can be read.
+std::string headline_of(const ResultFolder& r, const std::vector<ExperimentKind>& kinds) {
+    constexpr std::size_t kFewRows = 16, kMostValues = 6;
+    const std::string experiment = r.manifest.value("experiment", Json("")).is_string() ? r.manifest.value("experiment", "") : "";
+    const auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const ExperimentKind& k) { return k.name == experiment; });
+    if (kind == kinds.end() || !r.manifest.contains("output_files") || !r.manifest["output_files"].is_array()) return "";
+    std::vector<std::string> tables;  // the folder's tables, in the order written
+    for (const auto& f : r.manifest["output_files"]) {
+        const fs::path file = f.is_string() ? f.get<std::string>() : "";
+        if (!file.has_parent_path() && file.extension() == ".json" && file != "manifest.json") tables.push_back(file.stem().string());
+    }
+    const auto pick = [&](const report::Table& t, const std::vector<std::string>& wanted) -> std::optional<std::size_t> {
+        // A measured number before a count (params: ffn_share before
+        // attn_weights, width: rmse_median before seeds).
+        // The kind's order where it lists them, else the table's.
+        std::vector<std::size_t> order;
+        for (const auto& name : wanted)
+            if (const auto c = t.find_column(name)) order.push_back(*c);
+        for (std::size_t c = 0; wanted.empty() && c < t.columns().size(); ++c) order.push_back(c);
+        for (const auto type : {report::ColumnType::real, report::ColumnType::integer})
+            for (const std::size_t c : order) {
+                const auto& column = t.columns()[c];
+                const bool names_rows = std::find(t.keys().begin(), t.keys().end(), column.name) != t.keys().end();
+                if (column.type == type && !names_rows && !column.volatile_) return c;
+            }
+        return std::nullopt;
+    };
+    const auto tries = [&](bool headline_tables) -> std::string {
+        for (const auto& name : tables) {
+            const auto wanted = kind->headlines.find(name);
+            if (headline_tables != (wanted != kind->headlines.end())) continue;
+            try {
+                for (const auto& t : report::read_tables((fs::path(r.path) / (name + ".json")).string())) {
+                    if (t.name() != name || (!headline_tables && t.row_count() > kFewRows)) continue;
+                    const auto c = pick(t, headline_tables ? wanted->second : std::vector<std::string>{});
+                    if (!c) continue;
+                    std::vector<std::string> values;
+                    for (std::size_t row = 0; row < std::min(t.row_count(), kMostValues); ++row) {
+                        const auto v = report::as_number(t.rows()[row][*c]);
+                        values.push_back(v ? fmt::format("{:.4g}", *v) : "-");
+                    }
+                    return fmt::format("{}.{}: {}{}", name, t.columns()[*c].name, fmt::join(values, ", "),
+                                       t.row_count() > kMostValues ? fmt::format(", ... ({} rows)", t.row_count()) : "");
+                }
+            } catch (const Error&) {
+                // A table that cannot be read has no headline; the row stays.
+            }
+        }
+        return "";
+    };
+    const std::string found = tries(true);
+    return found.empty() ? tries(false) : found;
+}
+
 void add_folder(const std::string& folder, std::vector<std::pair<std::string, ResultFolder>>& found) {
     ResultFolder r = read_result_folder_manifest(folder);
     const std::string started = r.manifest.value("started_utc", Json("")).is_string() ? r.manifest.value("started_utc", "") : "";
@@ -45,7 +104,7 @@ void add_folder(const std::string& folder, std::vector<std::pair<std::string, Re
 
 }  // namespace
 
-report::Table result_folders(const std::vector<std::string>& roots) {
+report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds) {
     std::vector<std::pair<std::string, ResultFolder>> found;
     for (const std::string& root : roots) {
         std::error_code ec;
@@ -82,6 +141,7 @@ report::Table result_folders(const std::vector<std::string>& roots) {
         .add_column("pass", ColumnType::integer)
         .add_column("miss", ColumnType::integer)
         .add_column("not_applicable", ColumnType::integer);
+    if (kinds) t.add_column("headline", ColumnType::text);
     t.add_key("folder");
     for (const auto& [started, r] : found) {
         const Json& m = r.manifest;
@@ -95,15 +155,20 @@ report::Table result_folders(const std::vector<std::string>& roots) {
         if (const auto* c = std::get_if<std::string>(&commit); c && c->size() > 10)
             commit = c->substr(0, 10) + (c->ends_with("-dirty") ? "-dirty" : "");
         const Json verdicts = m.contains("verdicts") && m["verdicts"].is_object() ? m["verdicts"] : Json::object();
-        t.add_row({r.path, text_or_null(m, "experiment"), text_or_null(m, "config_file"), overrides, commit,
-                   text_or_null(m, "started_utc"),
-                   m.contains("wall_seconds") && m["wall_seconds"].is_number() ? report::Cell(m["wall_seconds"].get<double>()) : report::Cell{},
-                   integer_or_null(m, "runs"), integer_or_null(m, "runs_computed"), integer_or_null(verdicts, "pass"),
-                   integer_or_null(verdicts, "miss"), integer_or_null(verdicts, "n/a")});
+        std::vector<report::Cell> row = {
+            r.path, text_or_null(m, "experiment"), text_or_null(m, "config_file"), overrides, commit, text_or_null(m, "started_utc"),
+            m.contains("wall_seconds") && m["wall_seconds"].is_number() ? report::Cell(m["wall_seconds"].get<double>()) : report::Cell{},
+            integer_or_null(m, "runs"), integer_or_null(m, "runs_computed"), integer_or_null(verdicts, "pass"),
+            integer_or_null(verdicts, "miss"), integer_or_null(verdicts, "n/a")};
+        if (kinds) row.push_back(headline_of(r, *kinds));
+        t.add_row(std::move(row));
     }
     // What tells folders apart first: the overrides and the verdicts.
-    t.set_summary({{"folder", ""}, {"overrides", ""}, {"pass", ""}, {"miss", ""}, {"not_applicable", "n/a"}, {"runs", ""},
-                   {"wall_seconds", "wall s"}, {"started_utc", "started"}, {"config", ""}, {"commit", ""}});
+    std::vector<std::pair<std::string, std::string>> summary = {{"folder", ""}, {"overrides", ""}, {"pass", ""}, {"miss", ""},
+                                                                {"not_applicable", "n/a"}, {"runs", ""}, {"wall_seconds", "wall s"},
+                                                                {"started_utc", "started"}, {"config", ""}, {"commit", ""}};
+    if (kinds) summary.insert(summary.begin() + 5, {"headline", ""});
+    t.set_summary(summary);
     return t;
 }
 

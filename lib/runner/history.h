@@ -7,6 +7,7 @@
 
 #include "report/table.h"
 #include "runner/config.h"
+#include "runner/experiment.h"
 
 namespace ffn::runner {
 
@@ -16,8 +17,12 @@ namespace ffn::runner {
 // wall seconds, runs (and how many were computed rather than reused) and
 // verdict counts (empty for a folder written before manifests held them).
 // A root that does not exist is an ffn::Error; a folder whose manifest is
-// not ffn-lab's is not a row.
-report::Table result_folders(const std::vector<std::string>& roots);
+// not ffn-lab's is not a row. With `kinds`, a `headline` column too: the
+// first of the kind's headline tables the folder holds (else its first
+// table of a few rows), and in it the first real (else integer) column
+// that does not name rows, down the rows ("width.rmse_median: 0.6221,
+// 0.2251, ...").
+report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds = nullptr);
 
 // How two result folders' manifests differ in what ran and how (`diff A B`
 // of two folders): a row per key whose values differ, among the
