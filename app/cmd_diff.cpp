@@ -107,8 +107,9 @@ int run_diff(const DiffOptions& o) {
     for (const auto& d : differences)
         if (!d.is_cell()) std::cout << "  " << d.where << "\n";
     const bool terminal = ::isatty(STDOUT_FILENO) != 0;
-    const auto print = [&](const report::Table& t) {
-        std::cout << "\n## " << t.name() << "\n\n" << (terminal ? report::to_terminal(t, {terminal_width(), false, {}}) : report::to_markdown(t));
+    // wide: the manifests' A and B are the point of that table, never cut.
+    const auto print = [&](const report::Table& t, bool wide) {
+        std::cout << "\n## " << t.name() << "\n\n" << (terminal ? report::to_terminal(t, {terminal_width(), wide, {}}) : report::to_markdown(t));
     };
     // Two folders: what ran, and how, beside what came out. It does not
     // change the exit status, which the tables decide.
@@ -116,10 +117,10 @@ int run_diff(const DiffOptions& o) {
         const auto manifests = runner::manifest_differences(*side_a.manifest, *side_b.manifest);
         if (!manifests.rows().empty()) {
             std::cout << fmt::format("the manifests differ in {} (what ran and how):\n", report::counted(manifests.rows().size(), "key"));
-            print(manifests);
+            print(manifests, true);
         }
     }
-    for (const auto& t : report::difference_tables(differences)) print(t);
+    for (const auto& t : report::difference_tables(differences)) print(t, false);
     return differences.empty() ? 0 : 1;
 }
 

@@ -52,12 +52,18 @@ std::string bundled_configs() {
 
 std::string resolve_config(const std::string& given) {
     std::error_code ec;
-    if (given.empty() || fs::exists(fs::symlink_status(given, ec))) return given;
+    // A file (or a link, a FIFO: anything but a folder) is the user's; a
+    // folder of that name (results/width_quick/) does not hide a bundled
+    // config.
+    const auto status = fs::symlink_status(given, ec);
+    if (given.empty() || (fs::exists(status) && !fs::is_directory(status))) return given;
     const std::string bundled = bundled_configs();
     std::vector<std::string> tried = {given};
     if (const auto found = runner::find_bundled_config(bundled, given, tried)) return *found;
-    // A path the user wrote out is theirs: the loader says it cannot be opened.
-    if (given.find('/') != std::string::npos) return given;
+    // A path the user wrote out, absolute or into a folder that is there,
+    // is theirs: the loader says why it cannot be opened.
+    const fs::path parent = fs::path(given).parent_path();
+    if (fs::path(given).is_absolute() || (!parent.empty() && fs::is_directory(parent, ec))) return given;
     const std::string name = fs::path(given).replace_extension().generic_string();
     const auto guess = bundled.empty() ? std::nullopt : runner::did_you_mean(name, runner::bundled_config_names(bundled));
     throw Error(fmt::format("{}: no such config (tried {}{}{}; `ffn-lab list` shows the bundled ones)", given, fmt::join(tried, ", "),

@@ -63,7 +63,8 @@ std::string speed_key(const Plan& plan, std::size_t threads) {
         constexpr std::size_t kMost = 120;  // a plan sweeping the shape names its mix by a hash
         kind += " (" + (joined.size() <= kMost ? joined : fmt::format("{} classes {:016x}", classes.size(), fnv1a64(joined))) + ")";
     }
-    return fmt::format("{} {} threads={} ffn-lab={}", kind, isa_name(active_isa()), threads, build::version);
+    // The build type too: a sanitized build runs several times slower.
+    return fmt::format("{} {} threads={} ffn-lab={} {}", kind, isa_name(active_isa()), threads, build::version, build::build_type);
 }
 
 Json read_speeds() {
@@ -92,7 +93,8 @@ void store_speed(const std::string& key, double seconds_per_cost, const std::str
 // The first calibration of a kind on this machine: a sample of the plan's
 // work units (evenly spread, so every grid point's sizes are in it) run
 // for s and 4s steps (probes, nothing kept), s raised until the
-// difference is a quarter second and half the shorter probe. Returns
+// difference is a quarter second and half the shorter probe, or the probes
+// have taken five seconds. Returns
 // seconds per unit of cost, from the difference of the two probes scaled to
 // the config's steps (what a run costs besides its steps is in the
 // estimate's per-run share).
@@ -141,16 +143,21 @@ double probe_speed(const Plan& plan, std::size_t threads) {
     // The steps' share is the difference of two probes, s and 4s steps: it
     // must stand well clear of the fixed part (a held-out evaluation can
     // take seconds) and of the noise, or the fixed part passes for all.
+    // Probes stop at a few seconds in all, whatever the difference is by then.
     constexpr long kFactor = 4;
+    constexpr double kProbeBudgetSeconds = 5;
     long s = std::max(1L, std::min(steps / kFactor, 10L));
-    double t1 = seconds_for(s), t2 = seconds_for(kFactor * s);
-    while ((t2 - t1 < kProbeSeconds || t2 - t1 < t1 / 2) && kFactor * kFactor * s <= steps) {
+    long s2 = std::min(kFactor * s, steps);
+    double t1 = seconds_for(s), t2 = s2 > s ? seconds_for(s2) : t1, spent = t1 + t2;
+    while ((t2 - t1 < kProbeSeconds || t2 - t1 < t1 / 2) && kFactor * kFactor * s <= steps && spent < kProbeBudgetSeconds) {
         s *= kFactor;
+        s2 = kFactor * s;
         t1 = t2;
-        t2 = seconds_for(kFactor * s);
+        t2 = seconds_for(s2);
+        spent += t2;
     }
-    const double per_step = std::max(0.0, (t2 - t1) / static_cast<double>((kFactor - 1) * s));
-    const double fixed = std::max(0.0, t1 - per_step * static_cast<double>(s));
+    const double per_step = s2 > s ? std::max(0.0, (t2 - t1) / static_cast<double>(s2 - s)) : t1 / static_cast<double>(s);
+    const double fixed = s2 > s ? std::max(0.0, t1 - per_step * static_cast<double>(s)) : 0.0;
     return (fixed + per_step * static_cast<double>(steps)) / sample_cost;
 }
 
@@ -171,7 +178,9 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
     threads = threads ? threads : ThreadPool::hardware_threads();
     const std::size_t cached_runs = static_cast<std::size_t>(std::count(cached.begin(), cached.end(), true));
     const std::size_t to_run = plan.runs.size() - cached_runs;
-    if (to_run == 0) return fmt::format("estimated time: none; the cache holds all {}", report::counted(plan.runs.size(), "run"));
+    if (to_run == 0)
+        return plan.runs.size() == 1 ? std::string("estimated time: none; the cache holds the one run")
+                                     : fmt::format("estimated time: none; the cache holds all {} runs", plan.runs.size());
     const double cost = plan_cost(plan, cached);
     const std::string key = speed_key(plan, threads);
     const Json speeds = read_speeds();

@@ -105,7 +105,8 @@ struct ExperimentKind {
     // Optional: what a run's speed per unit of cost depends on that `cost`
     // does not capture (the toy model's n, m and batch: the products'
     // efficiency on tiny shapes follows no simple formula). The estimate
-    // keeps a speed per class. Empty: one speed for the kind.
+    // keeps a speed per mix of classes a plan holds (one class for most
+    // plans). Empty: one speed for the kind.
     std::function<std::string(const Run&)> speed_class = {};
     // Optional: the PyTorch reference of `bench sweep` (TorchNets).
     std::function<TorchNets(const Plan&)> torch_nets = {};

@@ -38,7 +38,10 @@ void flatten_objects(const Json& value, const std::string& path, std::map<std::s
 std::string compact(const Json& value) {
     constexpr std::size_t kMost = 80;
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    return text.size() > kMost ? text.substr(0, kMost - 3) + "..." : text;
+    if (text.size() <= kMost) return text;
+    std::size_t cut = kMost - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    return text.substr(0, cut) + "...";
 }
 
 // The headline of a result folder (result_folders' `headline` column), or
@@ -80,8 +83,11 @@ std::string headline_of(const ResultFolder& r, const std::vector<ExperimentKind>
                     if (!c) continue;
                     std::vector<std::string> values;
                     for (std::size_t row = 0; row < std::min(t.row_count(), kMostValues); ++row) {
-                        const auto v = report::as_number(t.rows()[row][*c]);
-                        values.push_back(v ? fmt::format("{:.4g}", *v) : "-");
+                        const auto& cell = t.rows()[row][*c];
+                        const auto v = report::as_number(cell);
+                        values.push_back(std::holds_alternative<std::int64_t>(cell) ? std::to_string(std::get<std::int64_t>(cell))
+                                         : v                                       ? fmt::format("{:.4g}", *v)
+                                                                                   : "-");
                     }
                     return fmt::format("{}.{}: {}{}", name, t.columns()[*c].name, fmt::join(values, ", "),
                                        t.row_count() > kMostValues ? fmt::format(", ... ({} rows)", t.row_count()) : "");
