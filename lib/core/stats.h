@@ -52,17 +52,54 @@ inline double percentile(std::vector<double> v, double q) {
 struct Interval {
     double lo = 0, hi = 0;
 };
-inline Interval bootstrap_median_interval(const std::vector<double>& v, Rng& rng, int resamples = 2000, double level = 95) {
-    if (v.empty()) return {};
+namespace detail {
+// The bootstrap as first written: each resample's median by selection.
+// Kept for samples holding NaN, whose order std::sort does not define.
+inline Interval bootstrap_median_interval_by_selection(const std::vector<double>& v, Rng& rng, int resamples, double level) {
     std::vector<double> medians, draw(v.size());
     medians.reserve(static_cast<std::size_t>(resamples));
     const std::size_t n = v.size(), mid = n / 2;
     for (int b = 0; b < resamples; ++b) {
         for (double& x : draw) x = v[std::min(n - 1, static_cast<std::size_t>(rng.uniform01() * static_cast<double>(n)))];
-        // numpy's median by selection, not a sort: linear in n.
         std::nth_element(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(mid), draw.end());
         const double upper = draw[mid];
         medians.push_back(n % 2 ? upper : 0.5 * (*std::max_element(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(mid)) + upper));
+    }
+    return {percentile(medians, (100 - level) / 2), percentile(medians, (100 + level) / 2)};
+}
+}  // namespace detail
+
+inline Interval bootstrap_median_interval(const std::vector<double>& v, Rng& rng, int resamples = 2000, double level = 95) {
+    if (v.empty()) return {};
+    if (std::any_of(v.begin(), v.end(), [](double x) { return x != x; }))
+        return detail::bootstrap_median_interval_by_selection(v, rng, resamples, level);
+    // The same draws and the same medians as selecting them (numpy's way),
+    // cheaper: a resample is a count per rank of v's sorted values, and its
+    // k-th value is the sorted value at the rank where the counts pass k.
+    // A million runs' summary spent a third of its time selecting.
+    const std::size_t n = v.size(), mid = n / 2;
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<std::size_t> rank(n);
+    for (std::size_t r = 0; r < n; ++r) rank[order[r]] = r;
+    std::vector<std::size_t> count(n);
+    std::vector<double> medians;
+    medians.reserve(static_cast<std::size_t>(resamples));
+    for (int b = 0; b < resamples; ++b) {
+        std::fill(count.begin(), count.end(), 0);
+        for (std::size_t i = 0; i < n; ++i) ++count[rank[std::min(n - 1, static_cast<std::size_t>(rng.uniform01() * static_cast<double>(n)))]];
+        // The values at sorted positions mid - 1 and mid of the resample.
+        double lower = 0, upper = 0;
+        std::size_t seen = 0, r = 0;
+        for (; r < n; ++r) {
+            const std::size_t before = seen;
+            seen += count[r];
+            if (mid > 0 && before <= mid - 1 && seen > mid - 1) lower = v[order[r]];
+            if (seen > mid) break;
+        }
+        upper = v[order[r]];
+        medians.push_back(n % 2 ? upper : 0.5 * (lower + upper));
     }
     return {percentile(medians, (100 - level) / 2), percentile(medians, (100 + level) / 2)};
 }

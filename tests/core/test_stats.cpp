@@ -4,6 +4,9 @@
 
 #include "core/stats.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace ffn;
 
 TEST_CASE("percentile interpolates between ranks as numpy's default does") {
@@ -34,4 +37,25 @@ TEST_CASE("the bootstrap interval of the median holds the median, repeats with i
     const Interval point = bootstrap_median_interval(std::vector<double>(9, 0.25), c);
     CHECK(point.lo == 0.25);
     CHECK(point.hi == 0.25);
+}
+
+TEST_CASE("the bootstrap by counting ranks gives exactly the selection's interval: ties, infinities, odd and even counts") {
+    // Exact equality: both take the same draws and pick the same order
+    // statistics of the same values; only the way they find them differs.
+    for (const std::size_t n : {1u, 2u, 3u, 4u, 40u, 101u, 500u}) {
+        Rng data = Rng::stream(n, 7, "bootstrap data");
+        std::vector<double> v(n);
+        for (auto& x : v) x = std::floor(data.uniform01() * 12) / 4;  // many ties
+        if (n > 3) {
+            v[1] = std::numeric_limits<double>::infinity();
+            v[2] = -std::numeric_limits<double>::infinity();
+        }
+        Rng a = Rng::stream(0, 3, "bootstrap"), b = Rng::stream(0, 3, "bootstrap");
+        const Interval counted = bootstrap_median_interval(v, a, 300), selected = detail::bootstrap_median_interval_by_selection(v, b, 300, 95);
+        // (a median of -inf and inf is NaN on both sides)
+        const auto same = [](double x, double y) { return x == y || (x != x && y != y); };
+        CHECK(same(counted.lo, selected.lo));
+        CHECK(same(counted.hi, selected.hi));
+        CHECK(a.uniform01() == b.uniform01());  // the same draws taken
+    }
 }
