@@ -672,6 +672,9 @@ runner::ExperimentKind make() {
                 return static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
                        (per_unit * static_cast<double>(r.integer("model.width")) + 1.0);
             },
+            // A block of the narrow kernel trains its lanes' worth of seeds
+            // whether or not each lane holds one.
+            .cost_lanes = [] { return train::narrow_lanes(); },
             // PyTorch times the same 1-m-1 nets, float32, full batch.
             .torch_nets =
                 [](const runner::Plan& plan) {

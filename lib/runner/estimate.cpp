@@ -30,18 +30,24 @@ double run_cost(const Plan& plan, const Run& run) { return plan.kind->cost ? pla
 // Every run's cost, summed, but for the runs flagged in `skip`: a run's
 // cost depends on its point, not its seed, so it is asked once per point
 // (runs of a point are consecutive), and a million-run plan costs a pass
-// over its points.
+// over its points. A point's runs are counted up to the kind's cost_lanes.
 double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
+    const std::size_t lanes = plan.kind->cost_lanes ? std::max<std::size_t>(1, plan.kind->cost_lanes()) : 1;
     double total = 0, last = 0;
+    std::size_t runs_here = 0;  // of the point, not skipped
+    const auto close_point = [&] { total += last * static_cast<double>((runs_here + lanes - 1) / lanes * lanes); };
     const GridPoint* point = nullptr;
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
         const Run& run = plan.runs[i];
         if (run.point.get() != point) {
+            close_point();
             point = run.point.get();
             last = run_cost(plan, run);
+            runs_here = 0;
         }
-        if (skip.empty() || !skip[i]) total += last;
+        if (skip.empty() || !skip[i]) ++runs_here;
     }
+    close_point();
     return total;
 }
 

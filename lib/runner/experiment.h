@@ -108,6 +108,10 @@ struct ExperimentKind {
     // keeps a speed per mix of classes a plan holds (one class for most
     // plans). Empty: one speed for the kind.
     std::function<std::string(const Run&)> speed_class = {};
+    // Optional: the runs of one point cost as a multiple of this many (the
+    // lanes of a register that run_batch fills with runs: 10 seeds cost
+    // what 16 do). Empty: each run its own cost.
+    std::function<std::size_t()> cost_lanes = {};
     // Optional: the PyTorch reference of `bench sweep` (TorchNets).
     std::function<TorchNets(const Plan&)> torch_nets = {};
     // Optional: the floating-point operations a run's arithmetic does (its
