@@ -27,42 +27,37 @@ namespace {
 
 double run_cost(const Plan& plan, const Run& run) { return plan.kind->cost ? plan.kind->cost(run) : 1.0; }
 
-// Every run's cost, summed, but for the runs flagged in `skip`: a run's
-// cost depends on its point, not its seed, so it is asked once per point
-// (runs of a point are consecutive), and a million-run plan costs a pass
-// over its points. A point's runs are counted up to the kind's cost_lanes.
+// Calls f(begin, end) for each grid point's runs [begin, end): a run's
+// cost and speed class depend on its point, not its seed, and a point's
+// runs are consecutive, so a million-run plan is asked once per point.
+template <class F>
+void for_each_point(const Plan& plan, F&& f) {
+    for (std::size_t begin = 0, end = 0; begin < plan.runs.size(); begin = end) {
+        end = begin + 1;
+        while (end < plan.runs.size() && plan.runs[end].point == plan.runs[begin].point) ++end;
+        f(begin, end);
+    }
+}
+
+// Every run's cost, summed, but for the runs flagged in `skip`; a point's
+// runs are counted up to the kind's cost_lanes.
 double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
     const std::size_t lanes = plan.kind->cost_lanes ? std::max<std::size_t>(1, plan.kind->cost_lanes()) : 1;
-    double total = 0, last = 0;
-    std::size_t runs_here = 0;  // of the point, not skipped
-    const auto close_point = [&] { total += last * static_cast<double>((runs_here + lanes - 1) / lanes * lanes); };
-    const GridPoint* point = nullptr;
-    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-        const Run& run = plan.runs[i];
-        if (run.point.get() != point) {
-            close_point();
-            point = run.point.get();
-            last = run_cost(plan, run);
-            runs_here = 0;
-        }
-        if (skip.empty() || !skip[i]) ++runs_here;
-    }
-    close_point();
+    double total = 0;
+    for_each_point(plan, [&](std::size_t begin, std::size_t end) {
+        std::size_t runs = 0;
+        for (std::size_t i = begin; i < end; ++i) runs += skip.empty() || !skip[i] ? 1 : 0;
+        total += run_cost(plan, plan.runs[begin]) * static_cast<double>((runs + lanes - 1) / lanes * lanes);
+    });
     return total;
 }
 
-// The kind, its speed classes in this plan (asked once per point), the
-// kernel family, the threads and the version.
+// The kind, its speed classes in this plan, the kernel family, the threads,
+// the version and the build type.
 std::string speed_key(const Plan& plan, std::size_t threads) {
     std::set<std::string> classes;
-    if (plan.kind->speed_class) {
-        const GridPoint* point = nullptr;
-        for (const Run& run : plan.runs)
-            if (run.point.get() != point) {
-                point = run.point.get();
-                classes.insert(plan.kind->speed_class(run));
-            }
-    }
+    if (plan.kind->speed_class)
+        for_each_point(plan, [&](std::size_t begin, std::size_t) { classes.insert(plan.kind->speed_class(plan.runs[begin])); });
     std::string kind = plan.kind->name;
     if (!classes.empty()) {
         const std::string joined = fmt::format("{}", fmt::join(classes, "; "));
