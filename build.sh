@@ -89,7 +89,7 @@ kernel_families() {
     for isa in avx2 avx512; do
         case "$isa" in
             avx2) want="avx2 fma" ;;
-            avx512) want="avx512f" ;;
+            avx512) want="avx512f avx512dq" ;;
         esac
         have=yes
         for f in $want; do

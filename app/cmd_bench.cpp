@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -50,6 +51,15 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     w->add_flag("--no-torch", o.no_torch, "No PyTorch figure");
     w->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
 
+    auto* m = o.tms_cmd = cmd->add_subcommand(
+        "tms", "Toy models of superposition: microseconds per model and step, shape by shape, beside PyTorch");
+    m->add_option("configs", o.tms_configs, "toy_superposition configs, in order (default: the bundled tms_*.json)");
+    m->add_option("--threads", o.tms.threads, "Thread counts to measure")->check(CLI::Range(1, 1024));
+    m->add_option("--repeats", o.tms.repeats, "Timed batches per measurement (the median is reported)")->check(CLI::Range(1, 101));
+    m->add_option("--torch", o.tms.python, "Python with torch for the same-run PyTorch figures");
+    m->add_flag("--no-torch", o.no_torch, "No PyTorch figures");
+    m->add_flag("--json", o.json, "One JSON record per measurement instead of a table");
+
     auto* s = o.scale_cmd = cmd->add_subcommand(
         "scale", "Wall time, peak memory, per-run overhead and cache bytes per run of sweeps of many runs");
     s->add_option("-c,--config", o.scale.config, "A tiny config whose seeds are widened (default: configs/smoke/width_small.json)");
@@ -85,7 +95,8 @@ int run_bench(const BenchOptions& o, char** argv) {
     const bool gemm = o.gemm_cmd->parsed();
     bench::TrainBenchOptions train = o.train;
     bench::SweepBenchOptions sweep = o.sweep;
-    if (o.no_torch) train.python = sweep.python = "";
+    bench::TmsBenchOptions tms = o.tms;
+    if (o.no_torch) train.python = sweep.python = tms.python = "";
     std::string torch_about;
     if (o.scale_cmd->parsed() || o.estimate_cmd->parsed()) {
         bench::EstimateBenchOptions estimate = o.estimate;
@@ -101,7 +112,21 @@ int run_bench(const BenchOptions& o, char** argv) {
         else std::cout << "## " << t.name() << "\n\n" << report::to_markdown(t);
         return 0;
     }
+    const auto tms_table = [&] {
+        std::vector<std::string> configs = o.tms_configs;
+        if (configs.empty()) {
+            const std::string root = find_root("");
+            if (root.empty()) throw Error("bench tms: not inside an ffn-lab checkout; name the configs");
+            for (const std::string& c : runner::bundled_configs(root))
+                if (std::filesystem::path(c).filename().string().starts_with("tms_")) configs.push_back(c);
+        }
+        std::vector<std::pair<std::string, runner::Plan>> plans;
+        for (const std::string& c : configs)
+            plans.emplace_back(c, runner::make_plan(runner::load_config(c, bundled_configs()), c, {}, experiments::all_kinds()));
+        return std::vector<report::Table>{bench::bench_tms(plans, tms, &torch_about)};
+    };
     const auto tables = gemm                      ? bench::bench_gemm(o.gemm)
+                        : o.tms_cmd->parsed()     ? tms_table()
                         : o.train_cmd->parsed()   ? bench::bench_train(train, &torch_about)
                                                   : std::vector<report::Table>{bench::bench_sweep(runner::make_plan(runner::load_config(sweep.config, bundled_configs()), sweep.config, {}, experiments::all_kinds()), sweep, &torch_about)};
     if (o.json) {

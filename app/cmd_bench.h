@@ -7,6 +7,7 @@
 #include "bench/gemm_bench.h"
 #include "bench/scale_bench.h"
 #include "bench/sweep_bench.h"
+#include "bench/tms_bench.h"
 #include "bench/train_bench.h"
 
 namespace ffn::app {
@@ -15,6 +16,8 @@ struct BenchOptions {
     bench::GemmBenchOptions gemm;
     bench::TrainBenchOptions train;
     bench::SweepBenchOptions sweep;
+    bench::TmsBenchOptions tms;
+    std::vector<std::string> tms_configs;
     bench::ScaleBenchOptions scale;
     bench::EstimateBenchOptions estimate;
     bool json = false;
@@ -22,6 +25,7 @@ struct BenchOptions {
     CLI::App* gemm_cmd = nullptr;
     CLI::App* train_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
+    CLI::App* tms_cmd = nullptr;
     CLI::App* scale_cmd = nullptr;
     CLI::App* estimate_cmd = nullptr;
 };

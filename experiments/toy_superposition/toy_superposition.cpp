@@ -40,7 +40,7 @@ namespace {
 
 using report::Cell;
 using report::ColumnType;
-using train::toy_model::Workspace;
+namespace toy_model = train::toy_model;
 
 // The thresholds the README states: a feature is represented when its
 // column of W is longer than 0.5 (the paper's choice: a learned feature's
@@ -67,15 +67,16 @@ struct Trained {
     double column(std::size_t i, std::size_t k) const { return W[k * n + i]; }
 };
 
-// One batch of inputs, feature-major (x[i * batch + s]): feature i of
+// The held-out inputs, feature-major (x[i * batch + s]): feature i of
 // sample s is active when u < p, with strength u / p, which given u < p is
-// uniform on [0, 1); one draw per value.
+// uniform on [0, 1); one draw per value. (The training batches come from
+// train/toy_model.h's counter-based draws.)
 template <class T>
-void draw_batch(Rng& rng, double p, std::size_t n, std::size_t batch, T* x) {
+void held_out_batch(Rng& rng, double p, std::size_t n, std::size_t batch, T* x) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t s = 0; s < batch; ++s) {
             const double u = rng.uniform01();
-            x[i * batch + s] = static_cast<T>(train::toy_model::value_or_zero(u < p, u / p));
+            x[i * batch + s] = static_cast<T>(toy_model::value_or_zero(u < p, u / p));
         }
 }
 
@@ -88,9 +89,10 @@ std::vector<double> importances(const runner::Run& run, std::size_t n) {
 
 // Training: the runs of one seed group as one stack of instances, each
 // with its own initial W and its own fresh batch every step, the gradient
-// of train/toy_model.h's loss, the library's Adam over the stack. An instance's
-// bits do not depend on the others (gemm_batched's contract, elementwise
-// Adam), so a run is the same alone or batched.
+// of train/toy_model.h's loss (the fused pass for the models it fits, the
+// products otherwise), the library's Adam over the stack. An instance's
+// bits do not depend on the others (each model's own pass, gemm_batched's
+// contract, elementwise Adam), so a run is the same alone or batched.
 template <class T>
 std::vector<Trained> train(std::span<const runner::Run> runs) {
     const runner::Run& first = runs.front();
@@ -99,24 +101,17 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
     const std::size_t I = runs.size();
     const double p = 1 - first.number("sparsity");
     const std::vector<double> importance = importances(first, n);
-    std::vector<T> W(I * m * n), b(I * n, T(0)), gW(I * m * n), gb(I * n);
-    std::vector<Rng> data;
+    std::vector<T> W(I * m * n);
+    std::vector<std::uint64_t> keys(I);
     // Xavier normal over the m x n matrix, as the paper's code initialises W.
     const double sd = std::sqrt(2.0 / static_cast<double>(n + m));
     for (std::size_t r = 0; r < I; ++r) {
         Rng init = Rng::stream(runs[r].seed, fnv1a64("toy_superposition W"), "init");
         for (std::size_t k = 0; k < m * n; ++k) W[r * m * n + k] = static_cast<T>(sd * init.normal());
-        data.push_back(Rng::stream(runs[r].seed, fnv1a64("toy_superposition batches"), "data"));
+        keys[r] = Rng::stream_key(runs[r].seed, fnv1a64("toy_superposition batches"), "data");
     }
-    train::Optimizer<T> opt({{"W", {I, m, n}, W.data(), gW.data()}, {"b", {I, n}, b.data(), gb.data()}},
-                            {train::OptimizerKind::adam, first.number("lr")});
-    std::vector<T> x(I * n * batch);
-    Workspace<T> work;
-    for (long step = 0; step < first.integer("steps"); ++step) {
-        for (std::size_t r = 0; r < I; ++r) draw_batch(data[r], p, n, batch, x.data() + r * n * batch);
-        train::toy_model::gradient<T>({n, m, batch, I}, W.data(), b.data(), x.data(), importance.data(), gW.data(), gb.data(), work);
-        opt.step();
-    }
+    toy_model::Stack<T> stack({n, m, batch, I}, std::move(keys), std::move(W), p, importance, first.number("lr"));
+    while (stack.steps_taken() < static_cast<std::uint64_t>(first.integer("steps"))) stack.step();
     // One held-out set per point of the grid, the same for every model
     // there: the lowest loss then picks a model, not a luckier sample. It
     // is drawn from a stream named by what the inputs depend on (n and S),
@@ -124,17 +119,17 @@ std::vector<Trained> train(std::span<const runner::Run> runs) {
     const auto eval = static_cast<std::size_t>(first.integer("eval_samples"));
     Rng held = Rng::stream(0, fnv1a64(fmt::format("toy_superposition held-out n={} S={}", n, report::number_text(first.number("sparsity")))), "data");
     std::vector<double> xe(n * eval);
-    draw_batch(held, p, n, eval, xe.data());
+    held_out_batch(held, p, n, eval, xe.data());
     std::vector<Trained> out(I);
     for (std::size_t r = 0; r < I; ++r) {
         Trained& t = out[r];
         t.n = n;
         t.m = m;
-        t.W.assign(W.begin() + static_cast<std::ptrdiff_t>(r * m * n), W.begin() + static_cast<std::ptrdiff_t>((r + 1) * m * n));
-        t.b.assign(b.begin() + static_cast<std::ptrdiff_t>(r * n), b.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
+        t.W.assign(stack.W(r).begin(), stack.W(r).end());
+        t.b.assign(stack.b(r).begin(), stack.b(r).end());
         t.importance = importance;
         // Held-out loss in double from the trained weights.
-        t.loss = train::toy_model::loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
+        t.loss = toy_model::loss({n, m, eval}, t.W.data(), t.b.data(), xe.data(), importance.data());
     }
     return out;
 }

@@ -17,6 +17,13 @@ float32, the same optimizer, timed steps after a warm-up.
   sweep STEPS REPEATS SAMPLES ACTIVATION:WIDTH...
       one full-batch Adam step of the width sweep's 1-m-1 net on sin(3x)
       over [-2, 2], in microseconds (the mean over STEPS, median of REPEATS)
+  tms THREADS SECONDS REPEATS N:M:BATCH:INSTANCES...
+      one Adam step of Elhage et al.'s toy model of superposition in the
+      paper's code's form: INSTANCES models as one with an instances axis,
+      W of [instances, N, M], a fresh batch each step (two uniforms per
+      value, as the paper draws them), ReLU(W^T W x + b), the
+      importance-weighted squared error; in microseconds per model and
+      step (steps for about SECONDS a repeat, median of REPEATS)
 """
 import ctypes
 import json
@@ -109,12 +116,46 @@ def sweep(steps, repeats, samples, *nets):
         emit(activation=activation, width=m, us_per_step=statistics.median(per_step))
 
 
+def tms(seconds, repeats, *shapes):
+    for spec in shapes:
+        n, m, batch, instances = map(int, spec.split(":"))
+        torch.manual_seed(0)
+        W = torch.nn.Parameter(torch.nn.init.xavier_normal_(torch.empty(instances, n, m)))
+        b = torch.nn.Parameter(torch.zeros(instances, n))
+        importance = (0.9 ** torch.arange(n, dtype=torch.float32))[None, None, :]
+        density = torch.full((instances, 1), 0.1)
+        opt = torch.optim.Adam([W, b], lr=1e-3)
+
+        def step():
+            values = torch.rand(batch, instances, n)
+            x = torch.where(torch.rand(batch, instances, n) <= density, values, torch.zeros(()))
+            h = torch.einsum("bif,ifh->bih", x, W)
+            out = torch.relu(torch.einsum("bih,ifh->bif", h, W) + b)
+            loss = (importance * (x - out) ** 2).mean(dim=(0, 2)).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        for _ in range(3):
+            step()  # warm-up
+        per_step = []
+        for _ in range(repeats):
+            start, steps = time.perf_counter(), 0
+            while time.perf_counter() - start < seconds:
+                step()
+                steps += 1
+            per_step.append((time.perf_counter() - start) / steps / instances * 1e6)
+        emit(shape=spec, us_per_model_step=statistics.median(per_step))
+
+
 def main(mode, *args):
-    threads = int(args[0]) if mode == "train" else 1
+    threads = int(args[0]) if mode in ("train", "tms") else 1
     torch.set_num_threads(threads)
     emit(torch=torch.__version__, blas=blas(), threads=threads)
     if mode == "train":
         train(*map(int, args[:5]))
+    elif mode == "tms":
+        tms(float(args[1]), int(args[2]), *args[3:])
     else:
         sweep(*map(int, args[:3]), *args[3:])
 

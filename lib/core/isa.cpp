@@ -16,9 +16,10 @@ struct Family {
 
 // __builtin_cpu_supports also checks that the OS saves the registers (XCR0).
 const std::array<Family, kIsaCount> kFamilies = {{
-    // Its builds use FMA's 256-bit instructions too (-mfma): every AVX-512
-    // CPU has them, and the check says so.
-    {Isa::avx512, "avx512", [] { __builtin_cpu_init(); return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"); }},
+    // Its builds use FMA's 256-bit instructions too (-mfma), and the toy
+    // models' draws AVX-512DQ's 64-bit multiply: every AVX-512 CPU but the
+    // Xeon Phi has both, and the check says so.
+    {Isa::avx512, "avx512", [] { __builtin_cpu_init(); return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma"); }},
     {Isa::avx2, "avx2", [] { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
     {Isa::ref, "ref", [] { return true; }},
 }};

@@ -34,8 +34,11 @@ public:
 
     // A stream per (seed, run id, purpose): changing one part of a config does
     // not reshuffle the randomness another part uses.
-    static Rng stream(std::uint64_t seed, std::uint64_t run_id, std::string_view purpose) {
-        return Rng(hash_combine(hash_combine(seed, run_id), fnv1a64(purpose)));
+    static Rng stream(std::uint64_t seed, std::uint64_t run_id, std::string_view purpose) { return Rng(stream_key(seed, run_id, purpose)); }
+    // The key such a stream starts from, for a counter-based generator
+    // keyed the same way (train/toy_model.h's inputs).
+    static std::uint64_t stream_key(std::uint64_t seed, std::uint64_t run_id, std::string_view purpose) {
+        return hash_combine(hash_combine(seed, run_id), fnv1a64(purpose));
     }
 
     std::uint64_t next_u64() {

@@ -10,20 +10,36 @@
 //
 //   L = 1/(batch n) sum_s sum_i I_i (ReLU(o_i) - x_i)^2,  o = W^T h + b,  h = W x.
 //
-// The five products go through gemm_batched, one call each over all
-// instances, so each instance gets the bits it gets alone and the same bits
-// with any kernel family. The bias gradient is a sum over the batch in
-// blocked_sum's fixed order. tests/train/test_toy_model.cpp checks the
-// gradient against finite differences of the loss, and a stack of
-// instances against each alone.
+// Two engines compute the gradient. `gradient` takes a drawn batch through
+// five gemm_batched products, one call each over all instances, so each
+// instance gets the bits it gets alone and the same bits with any kernel
+// family; the bias gradient is a sum over the batch in blocked_sum's fixed
+// order. `fused_gradient`, for the small models (fits_fused), draws the
+// batch itself and makes the whole step one pass over it, sixteen samples
+// to a vector, in its own fixed order (train/kernels/toy_kernel.h). Which
+// one a model takes depends on its shape alone. tests/train/test_toy_model.cpp
+// checks both against finite differences of the loss, against each other
+// to rounding, and a stack of instances against each alone.
+//
+// The inputs come from a counter-based generator, so that a vector draws
+// sixteen at once and no draw waits for the one before: feature i of sample
+// s in step t of a model whose stream key is K (core/rng.h's stream_key) is
+// SplitMix64 (Steele, Lea and Flood 2014) started at K, read at position
+// c = (t n + i) batch + s, the word w = mix64(K + (c + 1) gamma). Its top
+// 24 bits (float) or 53 bits (double) give u in [0, 1); the feature is
+// active when u < p, p = 1 - S rounded to T, with strength u / p, which is
+// then uniform on [0, 1).
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
+#include "core/hash.h"
 #include "gemm/gemm.h"
+#include "train/optimizer.h"
 
 namespace ffn::train::toy_model {
 
@@ -31,6 +47,55 @@ struct Shape {
     std::size_t n, m, batch;  // features, hidden dimensions, samples
     std::size_t instances = 1;
 };
+
+inline constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ull;  // SplitMix64's increment
+
+// The word at position `counter` of the stream keyed `key`, and the input
+// value it gives: the definition the vector draws must match.
+inline std::uint64_t word(std::uint64_t key, std::uint64_t counter) { return mix64(key + (counter + 1) * kGamma); }
+template <class T>
+T uniform_of(std::uint64_t w) {
+    if constexpr (sizeof(T) == 4) return static_cast<float>(static_cast<std::int32_t>(w >> 40)) * 0x1p-24f;
+    else return static_cast<double>(static_cast<std::int64_t>(w >> 11)) * 0x1p-53;
+}
+template <class T>
+T input_of(std::uint64_t w, T density) {
+    const T u = uniform_of<T>(w);
+    return u < density ? u / density : T(0);
+}
+inline std::uint64_t counter(std::uint64_t step, std::size_t i, std::size_t s, const Shape& shape) {
+    return (step * shape.n + i) * shape.batch + s;
+}
+
+// One step's batch of one model: x[i * batch + s], feature-major.
+struct Draw {
+    std::uint64_t key = 0, step = 0;
+    std::size_t n = 0, batch = 0;
+    double density = 1;  // p = 1 - S
+};
+template <class T>
+void draw_batch(const Draw& d, T* x);
+
+// The fused step's arguments: every instance draws its batch of step
+// `step` from its own key, and gets dL/dW and dL/db of train/toy_model.h's
+// loss on it (the importance and density are the stack's).
+template <class T>
+struct FusedStep {
+    Shape shape;
+    std::uint64_t step = 0;
+    const std::uint64_t* keys = nullptr;  // one per instance
+    double density = 1;
+    const double* importance = nullptr;   // n
+    const T *W = nullptr, *b = nullptr;
+    T *gW = nullptr, *gb = nullptr;
+};
+template <class T>
+void fused_gradient(const FusedStep<T>& step);
+
+// The fused pass keeps each weight's gradient as sixteen running sums in
+// the first level cache: models up to this many weights take it.
+inline constexpr std::size_t kFusedMaxWeights = 256;
+inline bool fits_fused(const Shape& s) { return s.n * s.m <= kFusedMaxWeights; }
 
 // `value` where `on`, else +0, by masking its bits: a ternary there
 // compiles to a branch (a trapping-math compiler may not compute both arms),
@@ -126,5 +191,35 @@ inline double loss(const Shape& s, const double* W, const double* b, const doubl
     }
     return total / static_cast<double>(s.batch * s.n);
 }
+
+// Models of one shape, density and importance trained as one stack, each
+// from its own initial W (b starts at 0) and with its own stream of
+// batches: one step is the fused pass or the products, then the library's
+// Adam over every instance's W and b. Not movable: the optimizer holds
+// pointers into the weights.
+template <class T>
+class Stack {
+public:
+    Stack(const Shape& shape, std::vector<std::uint64_t> keys, std::vector<T> initial_W, double density,
+          std::vector<double> importance, double lr);
+    Stack(const Stack&) = delete;
+    Stack& operator=(const Stack&) = delete;
+
+    void step();
+    std::uint64_t steps_taken() const { return step_; }
+    // Instance r's weights.
+    std::span<const T> W(std::size_t r) const { return {W_.data() + r * shape_.m * shape_.n, shape_.m * shape_.n}; }
+    std::span<const T> b(std::size_t r) const { return {b_.data() + r * shape_.n, shape_.n}; }
+
+private:
+    Shape shape_;
+    std::vector<std::uint64_t> keys_;
+    double density_;
+    std::vector<double> importance_;
+    std::vector<T> W_, b_, gW_, gb_, x_;
+    Optimizer<T> optimizer_;
+    Workspace<T> work_;
+    std::uint64_t step_ = 0;
+};
 
 }  // namespace ffn::train::toy_model
