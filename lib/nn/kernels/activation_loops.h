@@ -11,6 +11,7 @@
 // Internal linkage on purpose, as in gemm/kernels/tile_kernel.h: the two
 // builds of these inline functions must not be merged by the linker.
 #include <cstddef>
+#include <cstring>
 #include <span>
 
 #include "core/math_kernels.h"
@@ -110,23 +111,65 @@ struct Sigmoid {
     }
 };
 
+// The loops take one register of the build at a time as a GCC vector (a
+// zmm, a ymm, an xmm), whose lanes run the scalar formula's operations,
+// and the tail one element at a time: the compiler did not vectorise the
+// formulas' selects and table reads by itself, and left them scalar.
+#if defined(__AVX512F__)
+constexpr std::size_t kBlockBytes = 64;
+#elif defined(__AVX2__)
+constexpr std::size_t kBlockBytes = 32;
+#else
+constexpr std::size_t kBlockBytes = 16;
+#endif
+template <class T>
+struct BlockOf {
+    typedef T type __attribute__((vector_size(kBlockBytes)));
+};
+template <class T>
+using Block = typename BlockOf<T>::type;
+template <class T>
+constexpr std::size_t kBlock = kBlockBytes / sizeof(T);
+
+template <class T>
+Block<T> load_block(const T* p) {
+    Block<T> v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+template <class T>
+void store_block(T* p, const Block<T>& v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
 template <class F, class T>
 void forward(std::span<T> values) {
     T* v = values.data();
-    for (std::size_t i = 0; i < values.size(); ++i) v[i] = F::value(v[i]);
+    std::size_t i = 0;
+    for (; i + kBlock<T> <= values.size(); i += kBlock<T>) store_block(v + i, F::value(load_block(v + i)));
+    for (; i < values.size(); ++i) v[i] = F::value(v[i]);
 }
 
 template <class F, class T>
 void backward(std::span<const T> z, std::span<T> grad) {
     const T* __restrict zz = z.data();
     T* __restrict g = grad.data();
-    for (std::size_t i = 0; i < grad.size(); ++i) g[i] = g[i] * F::derivative(zz[i]);
+    std::size_t i = 0;
+    for (; i + kBlock<T> <= grad.size(); i += kBlock<T>)
+        store_block(g + i, load_block(g + i) * F::derivative(load_block(zz + i)));
+    for (; i < grad.size(); ++i) g[i] = g[i] * F::derivative(zz[i]);
 }
 
 template <class F, class T>
 void forward_keeping_derivative(std::span<T> values, T* __restrict derivative) {
     T* v = values.data();
-    for (std::size_t i = 0; i < values.size(); ++i) {
+    std::size_t i = 0;
+    for (; i + kBlock<T> <= values.size(); i += kBlock<T>) {
+        const auto both = F::both(load_block(v + i));
+        store_block(v + i, both.value);
+        store_block(derivative + i, both.derivative);
+    }
+    for (; i < values.size(); ++i) {
         const auto both = F::both(v[i]);
         v[i] = both.value;
         derivative[i] = both.derivative;
