@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
-libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev libssl-dev gnuplot-nox clang libclang-rt-dev"
+libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev libssl-dev libcpp-httplib-dev gnuplot-nox clang libclang-rt-dev"
 # For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh).
 TEST_PACKAGES="slurm-wlm munge"
 JOBS=$(nproc 2>/dev/null || echo 2)

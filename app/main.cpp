@@ -22,6 +22,7 @@
 #include "cmd_list.h"
 #include "cmd_merge.h"
 #include "cmd_results.h"
+#include "cmd_serve.h"
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     DiffOptions diff;
     ResultsOptions results;
     CheckOptions check;
+    ServeOptions serve;
     BenchOptions bench;
     SlurmOptions slurm;
     auto* sweep_cmd = setup_sweep(app, sweep);
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
     auto* diff_cmd = setup_diff(app, diff);
     auto* results_cmd = setup_results(app, results);
     auto* check_cmd = setup_check(app, check);
+    auto* serve_cmd = setup_serve(app, serve);
     auto* bench_cmd = setup_bench(app, bench);
     auto* slurm_cmd = setup_slurm(app, slurm);
 
@@ -173,6 +176,7 @@ int main(int argc, char** argv) {
         else if (diff_cmd->parsed()) code = run_diff(diff);
         else if (results_cmd->parsed()) code = run_results(results);
         else if (check_cmd->parsed()) code = run_check(check);
+        else if (serve_cmd->parsed()) code = run_serve(serve);
         else if (bench_cmd->parsed()) code = run_bench(bench, argv);
     } catch (const ffn::Error& e) {
         std::cout.flush();

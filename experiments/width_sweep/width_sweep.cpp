@@ -554,7 +554,34 @@ std::vector<report::Table> aggregate_width(runner::Aggregation& a) {
     return out;
 }
 
+template <class T>
+FittedNet fit_watched_as(const runner::Run& run, const FitData& data, const Watch& watch) {
+    nn::MLP<T> net = initial_net<T>(run, data);
+    train::FitSpec spec;
+    spec.steps = run.integer("steps");
+    spec.record_every = spec.steps;
+    const std::vector<T> x(data.x.begin(), data.x.end()), y(data.y.begin(), data.y.end());
+    nn::MLP<T>* nets[] = {&net};
+    if (!watch(0, std::nan(""), [&] { return fitted(net, data); })) {  // the initial net, before any step
+        FittedNet f = fitted(net, data);
+        f.status = "stopped";
+        return f;
+    }
+    const auto records = train::fit_narrow<T>(
+        nets, {train::parse_optimizer(run.string("optimizer")), run.number("lr")}, x, y, spec,
+        [&](long step, std::span<const double> losses) { return watch(step, losses[0], [&] { return fitted(net, data); }); });
+    FittedNet f = fitted(net, data);
+    f.status = records[0].status;
+    f.steps = records[0].steps_done;
+    return f;
+}
+
 }  // namespace
+
+FittedNet fit_watched(const runner::Run& run, const FitData& data, const Watch& watch) {
+    if (!run.string("weights").empty()) throw Error("key 'weights': a watched run trains from its init");
+    return run.is_float64() ? fit_watched_as<double>(run, data, watch) : fit_watched_as<float>(run, data, watch);
+}
 
 FitData make_fit_data(const runner::Run& run) {
     const auto interval = run.numbers("interval");

@@ -1,5 +1,6 @@
 #pragma once
 // Pieces of the width sweep shared with its plots.
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -32,6 +33,14 @@ FitData make_fit_data(const runner::Run& run);
 // Trains (or loads) the nets of runs that differ only in their seed, all at
 // once; each gets what it would get alone.
 std::vector<FittedNet> fit_width_runs(std::span<const runner::Run> runs, const FitData& data);
+// One run trained as `sweep` trains it (its init, data, optimizer, steps
+// and bits), watched: first at step 0 (the initial net, loss NaN), then
+// after each step's update `watch` gets the step, the loss before it, and the net of that moment when it asks for it (net()
+// evaluates its RMSE, so ask only for what is shown). Returning false ends
+// the training there. Returns the net as training left it.
+using Watch = std::function<bool(long step, double loss, const std::function<FittedNet()>& net)>;
+FittedNet fit_watched(const runner::Run& run, const FitData& data, const Watch& watch);
+
 runner::ExperimentKind make();
 
 }  // namespace ffn::experiments::width_sweep

@@ -54,7 +54,7 @@ std::size_t narrow_lanes() { return narrow_builds().active().lanes; }
 
 template <class T>
 std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,
-                                  std::span<const T> x, std::span<const T> y, const FitSpec& spec) {
+                                  std::span<const T> x, std::span<const T> y, const FitSpec& spec, const NarrowWatch& watch) {
     if (nets.empty()) return {};
     if (x.size() != y.size() || x.empty()) throw Error("fit_narrow: need as many targets as samples, at least one");
     if (spec.batch_size > 0 && static_cast<std::size_t>(spec.batch_size) < x.size())
@@ -104,6 +104,16 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
         }
         opt.step(learning_rate(spec.schedule, optimizer.lr, step - 1, spec.steps));
         for (std::size_t i : stopping) finish(i, "early_stop");  // after it, as train::fit stops
+        if (watch) {
+            std::vector<double> losses(count);
+            for (std::size_t i = 0; i < count; ++i) {
+                losses[i] = squared[i] / n;
+                if (running[i]) for_each_weight(*nets[i], params.data(), L, m, i, [](T& to, T& from) { to = from; });
+            }
+            if (!watch(step, losses))
+                for (std::size_t i = 0; i < count; ++i)
+                    if (running[i]) finish(i, "stopped");
+        }
     }
     nn::Matrix<T> X = nn::Matrix<T>::from_shape({x.size(), std::size_t{1}}), Y = X;
     std::copy(x.begin(), x.end(), X.begin());
@@ -118,8 +128,8 @@ std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const Optim
 }
 
 template std::vector<FitRecord> fit_narrow<float>(std::span<nn::MLP<float>* const>, const OptimizerSpec&,
-                                                  std::span<const float>, std::span<const float>, const FitSpec&);
+                                                  std::span<const float>, std::span<const float>, const FitSpec&, const NarrowWatch&);
 template std::vector<FitRecord> fit_narrow<double>(std::span<nn::MLP<double>* const>, const OptimizerSpec&,
-                                                   std::span<const double>, std::span<const double>, const FitSpec&);
+                                                   std::span<const double>, std::span<const double>, const FitSpec&, const NarrowWatch&);
 
 }  // namespace ffn::train

@@ -15,6 +15,7 @@
 //
 // The arithmetic differs from train::fit on the same MLP (whose gemm calls
 // sum in other orders): the two agree to rounding, not to the bit.
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -30,6 +31,12 @@ namespace ffn::train {
 inline constexpr std::size_t kNarrowMaxLanes = 16;
 std::size_t narrow_lanes();
 
+// Called after each step's update with the step (1-based) and each net's
+// loss before it; the nets hold their weights of that moment while it
+// runs. Returning false ends the training there, status "stopped". It
+// only reads: the nets' bits are what they are without it.
+using NarrowWatch = std::function<bool(long step, std::span<const double> losses)>;
+
 // Trains each net of `nets` from its current weights on (x, y): the steps,
 // record spacing, early stop and schedule of `spec` (full batch, MSE; a
 // minibatch or another loss is refused), the optimizer of `optimizer`.
@@ -37,7 +44,8 @@ std::size_t narrow_lanes();
 // was not finite, as train::fit leaves them. Returns one record per net.
 template <class T>
 std::vector<FitRecord> fit_narrow(std::span<nn::MLP<T>* const> nets, const OptimizerSpec& optimizer,
-                                  std::span<const T> x, std::span<const T> y, const FitSpec& spec);
+                                  std::span<const T> x, std::span<const T> y, const FitSpec& spec,
+                                  const NarrowWatch& watch = {});
 
 // The kernel's arguments (train/kernels/narrow_kernel.h): `blocks` blocks of
 // `lanes` instances.

@@ -1,0 +1,66 @@
+#include "cmd_serve.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+extern char** environ;
+
+namespace ffn::app {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+void on_signal(int) { interrupted = true; }
+
+// The URL in the user's browser, by xdg-open as a program of its own (no
+// shell); a machine without one gets a line saying so.
+void open_in_browser(const std::string& url) {
+    pid_t pid = 0;
+    const char* argv[] = {"xdg-open", url.c_str(), nullptr};
+    if (::posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) {
+        std::cout << "ffn-lab serve: --open: no xdg-open here; open the address above yourself\n";
+        return;
+    }
+    std::thread([pid] { ::waitpid(pid, nullptr, 0); }).detach();
+}
+
+}  // namespace
+
+CLI::App* setup_serve(CLI::App& app, ServeOptions& o) {
+    auto* cmd = app.add_subcommand("serve", "Document 002's \"Try it\": a page where a 1-m-1 net trains live (until Ctrl-C)");
+    cmd->add_option("--port", o.server.port, "Port to listen on (0: any free one)")->check(CLI::Range(0, 65535));
+    cmd->add_option("--host", o.server.host, "Address to listen on; another than 127.0.0.1 lets other machines in");
+    cmd->add_flag("--open", o.open, "Open the page in the browser (xdg-open)");
+    return cmd;
+}
+
+int run_serve(const ServeOptions& o) {
+    serve::Server server(o.server);
+    const std::string url = "http://" + (o.server.host == "0.0.0.0" ? std::string("127.0.0.1") : o.server.host) + ":" +
+                            std::to_string(server.port()) + "/";
+    if (o.server.host != "127.0.0.1" && o.server.host != "localhost" && o.server.host != "::1")
+        std::cout << "ffn-lab serve: --host " << o.server.host
+                  << ": any machine that reaches this address can use the page and this machine's cores\n";
+    std::cout << "ffn-lab serve: " << url << " (Ctrl-C stops it)" << std::endl;
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    // The handler only sets a flag; this thread turns it into a clean stop.
+    std::thread watcher([&server] {
+        while (!interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        server.stop();
+    });
+    if (o.open) open_in_browser(url);
+    server.run();
+    interrupted = true;
+    watcher.join();
+    std::cout << "ffn-lab serve: stopped" << std::endl;
+    return 0;
+}
+
+}  // namespace ffn::app

@@ -1,0 +1,237 @@
+#include "serve/server.h"
+
+#include <httplib.h>
+
+#include <fmt/format.h>
+
+#include <random>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "experiments/registry.h"
+#include "serve/page.h"
+
+namespace ffn::serve {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Targets the page offers; any other expression can be typed.
+const std::vector<std::string> kTargets = {"sin(3*x)", "abs(x)", "x^2", "exp(-x^2)", "tanh(4*x)", "sin(x)+0.3*sin(7*x)"};
+
+void reply(httplib::Response& res, int status, const Json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+}
+
+void refuse(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
+
+// The body as JSON; an empty body is an empty object.
+Json body_of(const httplib::Request& req) {
+    if (req.body.empty()) return Json::object();
+    try {
+        return Json::parse(req.body);
+    } catch (const Json::parse_error& e) {
+        throw Error(std::string("the request body: not JSON (") + e.what() + ")");
+    }
+}
+
+const runner::KeySpec& width_sweep_key(const std::string& path) {
+    for (const auto& kind : experiments::all_kinds())
+        if (kind.name == "width_sweep")
+            if (const runner::KeySpec* k = kind.schema.find(path)) return *k;
+    throw Error("width_sweep has no key '" + path + "'");
+}
+
+}  // namespace
+
+Server::Server(const ServeOptions& options) : options_(options), http_(std::make_unique<httplib::Server>()) {
+    // One thread per open event stream and a few for the requests around
+    // them: several tabs at once, and never more than the sessions allow.
+    http_->new_task_queue = [] { return new httplib::ThreadPool(kMaxSessions + 8); };
+    http_->set_payload_max_length(1 << 16);
+    // httplib's default also sets SO_REUSEPORT, which lets a second server
+    // share a port in use instead of refusing it: only SO_REUSEADDR here.
+    http_->set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });  // a page's parameters are a few hundred bytes
+    routes();
+    port_ = options.port == 0 ? http_->bind_to_any_port(options.host) : (http_->bind_to_port(options.host, options.port) ? options.port : -1);
+    if (port_ < 0)
+        throw Error(fmt::format("--host {} --port {}: cannot listen there (the port in use, or not this machine's address)",
+                                options.host, options.port));
+    reaper_ = std::thread([this] {
+        while (!stopping_) {
+            std::this_thread::sleep_for(200ms);
+            end_idle_sessions();
+        }
+    });
+}
+
+Server::~Server() {
+    stop();
+    reaper_.join();
+    std::lock_guard lock(mutex_);
+    sessions_.clear();  // each ends its training and joins its thread
+}
+
+void Server::run() {
+    serving_ = true;
+    if (!stopping_) http_->listen_after_bind();
+    serving_ = false;
+}
+
+// httplib's stop() does nothing before its loop has started, so a stop
+// that comes that early is repeated until run() has returned.
+void Server::stop() {
+    stopping_ = true;
+    while (serving_) {
+        http_->stop();
+        std::this_thread::sleep_for(10ms);
+    }
+}
+
+std::shared_ptr<Session> Server::find(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end()) return nullptr;
+    it->second->touch();
+    return it->second;
+}
+
+void Server::end_idle_sessions() {
+    std::vector<std::shared_ptr<Session>> ended;  // destroyed outside the lock: each joins its thread
+    {
+        std::lock_guard lock(mutex_);
+        const auto now = std::chrono::steady_clock::now();
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+            if (now - it->second->last_seen() > options_.idle) {
+                ended.push_back(it->second);
+                it = sessions_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+}
+
+void Server::routes() {
+    auto& s = *http_;
+    s.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(kPage, "text/html; charset=utf-8"); });
+
+    s.Get("/api/options", [](const httplib::Request&, httplib::Response& res) {
+        Json defaults = session_config(Json::object());
+        Json flat = {{"target", defaults["target"]},       {"interval", defaults["interval"]},
+                     {"samples", defaults["samples"]},     {"model.width", defaults["model"]["width"]},
+                     {"activation", defaults["activation"]}, {"init", defaults["init"]},
+                     {"optimizer", defaults["optimizer"]}, {"lr", defaults["lr"]},
+                     {"steps", defaults["steps"]},         {"seed", defaults["seeds"][0]}};
+        reply(res, 200,
+              {{"activations", width_sweep_key("activation").choices},
+               {"optimizers", width_sweep_key("optimizer").choices},
+               {"targets", kTargets},
+               {"max_width", kMaxWidth},
+               {"max_steps", kMaxSteps},
+               {"defaults", flat}});
+    });
+
+    s.Post("/api/sessions", [this](const httplib::Request& req, httplib::Response& res) {
+        try {
+            const Json page = body_of(req);
+            const Json config = session_config(page);
+            const bool units = page.contains("units") && page["units"].is_boolean() && page["units"].get<bool>();
+            auto session = std::make_shared<Session>(config, units, options_.steps_per_second);
+            std::lock_guard lock(mutex_);
+            if (sessions_.size() >= kMaxSessions)
+                return refuse(res, 503, fmt::format("{} sessions are open, the most this server trains at once; close a tab", kMaxSessions));
+            std::random_device device;  // an id another page cannot guess, not a result's randomness
+            const std::string id = fmt::format("{:016x}", mix64((static_cast<std::uint64_t>(device()) << 32) ^ device() ^ ++next_id_));
+            sessions_[id] = session;
+            reply(res, 200, {{"id", id}, {"config", config}});
+        } catch (const Error& e) {
+            refuse(res, 400, e.what());
+        }
+    });
+
+    s.Get(R"(/api/sessions/([0-9a-f]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
+        auto session = find(req.matches[1]);
+        if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
+        res.set_header("Cache-Control", "no-cache");
+        std::uint64_t seen = 0;
+        std::size_t curve_sent = 0;
+        bool setup_sent = false;
+        res.set_chunked_content_provider(
+            "text/event-stream", [this, session, seen, curve_sent, setup_sent](std::size_t, httplib::DataSink& sink) mutable {
+                if (stopping_) return false;
+                session->touch();
+                std::string event;
+                if (!setup_sent) {
+                    event = "data: " + session->setup() + "\n\n";
+                    setup_sent = true;
+                } else if (auto state = session->next_state(seen, curve_sent, 1000ms)) {
+                    seen = state->first;
+                    event = "data: " + state->second + "\n\n";
+                } else {
+                    event = ": still here\n\n";  // a comment: keeps the stream open and finds a closed one
+                }
+                return sink.write(event.data(), event.size());
+            });
+    });
+
+    auto control = [this](const std::string& action, auto apply) {
+        http_->Post("/api/sessions/([0-9a-f]+)/" + action, [this, apply](const httplib::Request& req, httplib::Response& res) {
+            auto session = find(req.matches[1]);
+            if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
+            try {
+                apply(*session, body_of(req));
+                reply(res, 200, Json::object());
+            } catch (const Error& e) {
+                refuse(res, 400, e.what());
+            }
+        });
+    };
+    auto integer = [](const Json& body, const char* key, long fallback) {
+        if (!body.contains(key)) return fallback;
+        if (!body[key].is_number_integer() || body[key].get<long long>() < 0)
+            throw Error(std::string("'") + key + "': expected an integer >= 0, got " + body[key].dump());
+        return static_cast<long>(std::min<long long>(body[key].get<long long>(), kMaxSteps));
+    };
+    control("train", [](Session& s, const Json&) { s.train(); });
+    control("pause", [](Session& s, const Json&) { s.pause(); });
+    control("step", [integer](Session& s, const Json& body) { s.step(integer(body, "count", 10)); });
+    control("advance", [integer](Session& s, const Json& body) {
+        if (!body.contains("to")) throw Error("'to': the step to advance to is missing");
+        s.advance(integer(body, "to", 0));
+    });
+    control("units", [](Session& s, const Json& body) {
+        if (!body.contains("on") || !body["on"].is_boolean()) throw Error("'on': expected true or false");
+        s.show_units(body["on"].get<bool>());
+    });
+
+    s.Get(R"(/api/sessions/([0-9a-f]+)/config)", [this](const httplib::Request& req, httplib::Response& res) {
+        auto session = find(req.matches[1]);
+        if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
+        res.set_content(session->config().dump(2) + "\n", "application/json");
+    });
+
+    s.Delete(R"(/api/sessions/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {
+        std::shared_ptr<Session> ended;
+        {
+            std::lock_guard lock(mutex_);
+            const auto it = sessions_.find(req.matches[1]);
+            if (it != sessions_.end()) {
+                ended = it->second;
+                sessions_.erase(it);
+            }
+        }
+        reply(res, ended ? 200 : 404, Json::object());
+    });
+
+    s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+        if (res.body.empty()) refuse(res, res.status, fmt::format("{} {}: no such page or call", req.method, req.path));
+    });
+}
+
+}  // namespace ffn::serve

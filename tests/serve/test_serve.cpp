@@ -1,0 +1,178 @@
+// `ffn-lab serve`'s API, driven over HTTP in-process: a session trains as
+// `sweep` trains the same config (its final RMSE bit for bit), pauses and
+// steps when asked, says when it diverges, and bad parameters get a 400
+// with the CLI's one line.
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "experiments/registry.h"
+#include "experiments/width_sweep/width_sweep.h"
+#include "runner/config.h"
+#include "serve/server.h"
+
+using namespace ffn;
+using serve::Json;
+
+namespace {
+
+// A server on a free port, serving on a thread of its own while the test
+// runs.
+struct Running {
+    serve::Server server;
+    std::thread thread;
+    httplib::Client client;
+    explicit Running(double steps_per_second = 250)
+        : server({.host = "127.0.0.1", .port = 0, .steps_per_second = steps_per_second}),
+          thread([this] { server.run(); }),
+          client("127.0.0.1", server.port()) {
+        client.set_read_timeout(30, 0);
+    }
+    ~Running() {
+        server.stop();
+        thread.join();
+    }
+
+    Json post(const std::string& path, const Json& body, int expect = 200) {
+        const auto res = client.Post(path.c_str(), body.dump(), "application/json");
+        REQUIRE(res);
+        CHECK(res->status == expect);
+        return Json::parse(res->body);
+    }
+    std::string session(const Json& parameters) { return post("/api/sessions", parameters)["id"].get<std::string>(); }
+
+    // The session's first state that satisfies `done` (null if none comes).
+    Json state_when(const std::string& id, const std::function<bool(const Json&)>& done) {
+        Json found;
+        std::string buffer;
+        // A deadline, so that a state that never comes fails the test
+        // instead of hanging it (the stream sends a comment every second).
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        client.Get(("/api/sessions/" + id + "/events").c_str(), [&](const char* data, std::size_t size) {
+            if (std::chrono::steady_clock::now() > deadline) return false;
+            buffer.append(data, size);
+            for (std::size_t end; (end = buffer.find("\n\n")) != std::string::npos; buffer.erase(0, end + 2)) {
+                const std::string event = buffer.substr(0, end);
+                if (event.rfind("data: ", 0) != 0) continue;
+                const Json state = Json::parse(event.substr(6));
+                if (state["kind"] == "state" && done(state)) {
+                    found = state;
+                    return false;
+                }
+            }
+            return true;
+        });
+        return found;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("serve: the page's parameters become the width sweep's config, and bad ones are refused in one line") {
+    const Json defaults = serve::session_config(Json::object());
+    CHECK(defaults["experiment"] == "width_sweep");
+    CHECK(defaults["target"] == "sin(3*x)");
+    CHECK(defaults["model"]["width"] == 8);
+    CHECK(defaults["steps"] == 5000);
+    CHECK(defaults["seeds"] == Json::array({0}));
+    CHECK(serve::session_config({{"model.width", 1}, {"seed", 7}})["seeds"] == Json::array({7}));
+    auto message = [](const Json& page) {
+        try {
+            serve::session_config(page);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(message({{"widht", 3}}).starts_with("unknown key 'widht'"));
+    CHECK(message({{"model.width", 65}}) == "key 'model.width': at most 64 on the page (65 given); `ffn-lab sweep` takes more");
+    CHECK(message({{"model.width", 0}}).find("key 'model.width'") != std::string::npos);
+    CHECK(message({{"lr", "fast"}}).find("key 'lr': expected a number") != std::string::npos);
+    CHECK(message({{"activation", "swish"}}).find("key 'activation'") != std::string::npos);
+    CHECK(message({{"target", "sin(3*"}}).starts_with("key 'target': cannot read"));
+    CHECK(message({{"seed", -1}}) == "key 'seed': expected an integer >= 0, got -1");
+    CHECK(message(Json::array()) == "the request: expected a JSON object of parameters");
+}
+
+TEST_CASE("serve: a session trained to its budget ends with the RMSE `sweep` gets for its config, bit for bit") {
+    Running r;
+    const std::string id = r.session({{"model.width", 4}, {"seed", 3}, {"steps", 800}, {"activation", "gelu"}});
+    r.post("/api/sessions/" + id + "/advance", {{"to", 800}});
+    const Json done = r.state_when(id, [](const Json& s) { return s["status"] == "done"; });
+    REQUIRE(done.is_object());
+    CHECK(done["step"] == 800);
+    // The config the page copies, run the way sweep runs it.
+    const auto config = r.client.Get(("/api/sessions/" + id + "/config").c_str());
+    REQUIRE(config);
+    const runner::Plan plan = runner::make_plan(runner::Json::parse(config->body), "copied", {}, experiments::all_kinds());
+    const auto fitted = experiments::width_sweep::fit_width_runs(plan.runs, experiments::width_sweep::make_fit_data(plan.runs.front()));
+    CHECK(done["rmse"].get<double>() == fitted.front().rmse);  // exact: the same training, the same bits
+    CHECK(done["rmse"].get<double>() < 1);
+    CHECK(done["kinks"].is_null());  // GELU has no kinks to count
+    CHECK(done["y"].size() == serve::kGridPoints);
+}
+
+TEST_CASE("serve: a session pauses, steps by the count asked, and shows each unit when asked") {
+    Running r;
+    const std::string id = r.session({{"model.width", 3}, {"units", true}});
+    const Json start = r.state_when(id, [](const Json& s) { return s["status"] == "paused"; });
+    CHECK(start["step"] == 0);
+    CHECK(start["units"].size() == 3);
+    CHECK(start["kink_x"].size() <= 3);
+    CHECK(start["kinks"].get<int>() == static_cast<int>(start["kink_x"].size()));
+    r.post("/api/sessions/" + id + "/step", {{"count", 25}});
+    const Json stepped = r.state_when(id, [](const Json& s) { return s["step"] == 25; });
+    CHECK(stepped["status"] == "paused");
+    CHECK(stepped["curve"].size() >= 1);
+    r.post("/api/sessions/" + id + "/train", Json::object());
+    const Json running = r.state_when(id, [](const Json& s) { return s["status"] == "running"; });
+    CHECK(running["step"].get<long>() > 25);
+    r.post("/api/sessions/" + id + "/pause", Json::object());
+    const Json paused = r.state_when(id, [](const Json& s) { return s["status"] == "paused"; });
+    CHECK(paused["step"].get<long>() < 5000);  // paced at 250 steps a second: far from the budget
+}
+
+TEST_CASE("serve: a net that diverges stops and says so; unknown sessions and bad requests get their status") {
+    Running r;
+    const std::string id = r.session({{"lr", 1e9}, {"optimizer", "sgd"}});
+    r.post("/api/sessions/" + id + "/advance", {{"to", 5000}});
+    const Json end = r.state_when(id, [](const Json& s) { return s["status"] != "paused" && s["status"] != "running"; });
+    CHECK(end["status"] == "diverged");
+    CHECK(end["message"].get<std::string>().find("a lower learning rate") != std::string::npos);
+    CHECK(end["step"].get<long>() < 5000);
+
+    CHECK(r.post("/api/sessions", {{"model.width", 100}}, 400)["error"] ==
+          "key 'model.width': at most 64 on the page (100 given); `ffn-lab sweep` takes more");
+    CHECK(r.post("/api/sessions/0123456789abcdef/train", Json::object(), 404)["error"].get<std::string>().starts_with("no such session"));
+    CHECK(r.post("/api/sessions/" + id + "/advance", Json::object(), 400)["error"] == "'to': the step to advance to is missing");
+    const auto not_json = r.client.Post("/api/sessions", "{width", "application/json");
+    REQUIRE(not_json);
+    CHECK(not_json->status == 400);
+    const auto page = r.client.Get("/");
+    REQUIRE(page);
+    CHECK(page->status == 200);
+    CHECK(page->body.find("<html") != std::string::npos);
+    const auto missing = r.client.Get("/etc/passwd");
+    REQUIRE(missing);
+    CHECK(missing->status == 404);
+    const auto options = r.client.Get("/api/options");
+    REQUIRE(options);
+    const Json o = Json::parse(options->body);
+    CHECK(o["max_width"] == serve::kMaxWidth);
+    for (const auto& target : o["targets"]) CHECK_NOTHROW(serve::session_config({{"target", target}}));
+}
+
+TEST_CASE("serve: a port already taken is refused in one line") {
+    Running r;
+    try {
+        serve::Server second({.host = "127.0.0.1", .port = r.server.port()});
+        FAIL("a second server listened on the same port");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()) == "--host 127.0.0.1 --port " + std::to_string(r.server.port()) +
+                                           ": cannot listen there (the port in use, or not this machine's address)");
+    }
+}
