@@ -42,8 +42,10 @@ CLI::App* setup_serve(CLI::App& app, ServeOptions& o) {
 
 int run_serve(const ServeOptions& o) {
     serve::Server server(o.server);
-    const std::string url = "http://" + (o.server.host == "0.0.0.0" ? std::string("127.0.0.1") : o.server.host) + ":" +
-                            std::to_string(server.port()) + "/";
+    const std::string host = o.server.host == "0.0.0.0" ? std::string("127.0.0.1")
+                             : o.server.host.find(':') != std::string::npos ? "[" + o.server.host + "]"  // IPv6
+                                                                             : o.server.host;
+    const std::string url = "http://" + host + ":" + std::to_string(server.port()) + "/";
     if (o.server.host != "127.0.0.1" && o.server.host != "localhost" && o.server.host != "::1")
         std::cout << "ffn-lab serve: --host " << o.server.host
                   << ": any machine that reaches this address can use the page and this machine's cores\n";

@@ -20,9 +20,11 @@ using namespace std::chrono_literals;
 // Targets the page offers; any other expression can be typed.
 const std::vector<std::string> kTargets = {"sin(3*x)", "abs(x)", "x^2", "exp(-x^2)", "tanh(4*x)", "sin(x)+0.3*sin(7*x)"};
 
+// Bytes that are not UTF-8 (a path's %ff, a body's) are replaced, not
+// thrown over: a request must never take the server down.
 void reply(httplib::Response& res, int status, const Json& body) {
     res.status = status;
-    res.set_content(body.dump(), "application/json");
+    res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
 void refuse(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
@@ -49,7 +51,7 @@ const runner::KeySpec& width_sweep_key(const std::string& path) {
 Server::Server(const ServeOptions& options) : options_(options), http_(std::make_unique<httplib::Server>()) {
     // One thread per open event stream and a few for the requests around
     // them: several tabs at once, and never more than the sessions allow.
-    http_->new_task_queue = [] { return new httplib::ThreadPool(kMaxSessions + 8); };
+    http_->new_task_queue = [] { return new httplib::ThreadPool(kMaxSessions * kMaxStreams + 8); };
     http_->set_payload_max_length(1 << 16);
     // httplib's default also sets SO_REUSEPORT, which lets a second server
     // share a port in use instead of refusing it: only SO_REUSEADDR here.
@@ -108,6 +110,7 @@ void Server::end_idle_sessions() {
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
             if (now - it->second->last_seen() > options_.idle) {
+                it->second->close();
                 ended.push_back(it->second);
                 it = sessions_.erase(it);
             } else {
@@ -158,13 +161,15 @@ void Server::routes() {
     s.Get(R"(/api/sessions/([0-9a-f]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
+        if (!session->add_listener())
+            return refuse(res, 429, fmt::format("this session has {} streams open already", kMaxStreams));
         res.set_header("Cache-Control", "no-cache");
         std::uint64_t seen = 0;
         std::size_t curve_sent = 0;
         bool setup_sent = false;
         res.set_chunked_content_provider(
             "text/event-stream", [this, session, seen, curve_sent, setup_sent](std::size_t, httplib::DataSink& sink) mutable {
-                if (stopping_) return false;
+                if (stopping_ || session->closed()) return false;
                 session->touch();
                 std::string event;
                 if (!setup_sent) {
@@ -177,7 +182,8 @@ void Server::routes() {
                     event = ": still here\n\n";  // a comment: keeps the stream open and finds a closed one
                 }
                 return sink.write(event.data(), event.size());
-            });
+            },
+            [session](bool) { session->remove_listener(); });
     });
 
     auto control = [this](const std::string& action, auto apply) {
@@ -226,11 +232,36 @@ void Server::routes() {
                 sessions_.erase(it);
             }
         }
+        if (ended) ended->close();  // its streams end too, and the training with the last of them
         reply(res, ended ? 200 : 404, Json::object());
     });
 
+    // httplib calls this outside its own try: nothing may escape it.
     s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-        if (res.body.empty()) refuse(res, res.status, fmt::format("{} {}: no such page or call", req.method, req.path));
+        if (!res.body.empty()) return;
+        try {
+            refuse(res, res.status,
+                   res.status == 413 ? "the request body: more than 64 KB" : fmt::format("{} {}: no such page or call", req.method, req.path));
+        } catch (...) {
+            res.set_content("{\"error\": \"a request the server could not answer\"}", "application/json");
+        }
+    });
+    // Another web site's page may send requests to 127.0.0.1 too: posts
+    // must be JSON (which a plain form cannot send without asking), and a
+    // server on a loopback address answers only to loopback names (which
+    // a rebound DNS name is not).
+    s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        const std::string host = req.get_header_value("Host"), port = ":" + std::to_string(port_);
+        const bool loopback = options_.host == "127.0.0.1" || options_.host == "localhost" || options_.host == "::1";
+        if (loopback && host != "127.0.0.1" + port && host != "localhost" + port && host != "[::1]" + port) {
+            refuse(res, 403, "Host '" + host + "': this server answers to 127.0.0.1, localhost and [::1] only");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (req.method == "POST" && !req.get_header_value("Content-Type").starts_with("application/json")) {
+            refuse(res, 415, "a POST here takes a JSON body (Content-Type: application/json)");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
     });
 }
 

@@ -57,7 +57,10 @@ Json session_config(const Json& page) {
             for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
             throw Error("unknown key '" + key + "' (the page takes " + known + ")");
         }
-        if (key == "units") continue;
+        if (key == "units") {
+            if (!value.is_boolean()) throw Error("key 'units': expected true or false, got " + value.dump());
+            continue;
+        }
         if (key == "seed") {
             if (!value.is_number_integer() || value.get<long long>() < 0)
                 throw Error("key 'seed': expected an integer >= 0, got " + value.dump());
@@ -91,7 +94,12 @@ Session::Session(const Json& config, bool units, double steps_per_second)
     std::vector<double> on_grid;
     for (std::size_t k = 0; k < kGridPoints; ++k) {
         grid_.push_back(data_.lo + (data_.hi - data_.lo) * static_cast<double>(k) / static_cast<double>(kGridPoints - 1));
-        on_grid.push_back(target(grid_.back()));
+        double y = std::nan("");  // a gap where the target has no value (1/x at 0): the samples decide what trains
+        try {
+            y = target(grid_.back());
+        } catch (const Error&) {
+        }
+        on_grid.push_back(y);
     }
     setup_ = Json{{"kind", "setup"},
                   {"x", grid_},
@@ -187,17 +195,19 @@ void Session::run_training() {
         std::lock_guard lock(mutex_);
         finished_ = true;
         step_ = final_net.steps;
+        final_net_ = final_net;
+        final_step_ = final_net.steps;
+        final_loss_ = last_loss;
+        final_status_ = final_net.status == "ok" ? "done" : final_net.status;
         if (final_net.status == "diverged")
-            publish(final_net.steps, last_loss, final_net, "diverged",
-                    "diverged at step " + std::to_string(final_net.steps) +
-                        ": the loss is not finite; a lower learning rate trains this net");
-        else
-            publish(final_net.steps, last_loss, final_net, final_net.status == "ok" ? "done" : final_net.status);
+            final_message_ = "diverged at step " + std::to_string(final_net.steps) +
+                             ": the loss is not finite; a lower learning rate trains this net";
+        publish(final_step_, final_loss_, *final_net_, final_status_, final_message_);
     } catch (const std::exception& e) {
         std::lock_guard lock(mutex_);
         finished_ = true;
         Json s = {{"kind", "state"}, {"step", step_}, {"steps", steps_}, {"status", "error"}, {"message", e.what()}};
-        state_ = s.dump();
+        state_ = s.dump(-1, ' ', false, Json::error_handler_t::replace);
         ++state_number_;
         changed_.notify_all();
     }
@@ -252,8 +262,34 @@ void Session::advance(long to_step) {
 void Session::show_units(bool on) {
     std::lock_guard lock(mutex_);
     units_ = on;
-    redraw_ = true;  // a paused net is drawn again, with or without them
+    if (final_net_) publish(final_step_, final_loss_, *final_net_, final_status_, final_message_);  // training is over: drawn here
+    else redraw_ = true;  // a paused net is drawn again by its thread, with or without them
     changed_.notify_all();
+}
+
+void Session::close() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    changed_.notify_all();
+}
+
+bool Session::closed() const {
+    std::lock_guard lock(mutex_);
+    return stop_;
+}
+
+bool Session::add_listener() {
+    std::lock_guard lock(mutex_);
+    if (listeners_ >= kMaxStreams) return false;
+    ++listeners_;
+    return true;
+}
+
+void Session::remove_listener() {
+    std::lock_guard lock(mutex_);
+    --listeners_;
 }
 
 bool Session::finished() const {

@@ -27,6 +27,7 @@ inline constexpr long kMaxWidth = 64;
 inline constexpr long kMaxSamples = 2000;
 inline constexpr long kMaxSteps = 100000;
 inline constexpr std::size_t kGridPoints = 201;  // where the curves are drawn
+inline constexpr int kMaxStreams = 2;  // event streams per session: a page's, and its reconnection's
 
 // The page's parameters (the keys of a width_sweep config, `seed` for its
 // one seed, `units` for the contributions) made into the config that
@@ -60,6 +61,12 @@ public:
     void advance(long to_step);   // as fast as it goes to that step, then pause
     void show_units(bool on);
     bool finished() const;        // the budget reached, diverged, or stopped
+    // Ends the training (DELETE, or unwatched too long); its streams end.
+    void close();
+    bool closed() const;
+    // Event streams open on this session, at most kMaxStreams.
+    bool add_listener();
+    void remove_listener();
     // When a request or a listener last came: sessions nobody watches end.
     void touch();
     std::chrono::steady_clock::time_point last_seen() const;
@@ -86,6 +93,12 @@ private:
     bool units_ = false;
     bool stop_ = false;
     bool redraw_ = false;  // show_units while paused
+    int listeners_ = 0;
+    // The net training ended with, drawn again when units are asked after.
+    std::optional<experiments::width_sweep::FittedNet> final_net_;
+    long final_step_ = 0;
+    double final_loss_ = 0;
+    std::string final_status_, final_message_;
     bool finished_ = false;
     long step_ = 0;
     std::chrono::steady_clock::time_point paced_from_{};

@@ -176,3 +176,41 @@ TEST_CASE("serve: a port already taken is refused in one line") {
                                            ": cannot listen there (the port in use, or not this machine's address)");
     }
 }
+
+TEST_CASE("serve: hostile requests get a status, never the server: bytes not UTF-8, other hosts, other bodies, closed sessions") {
+    Running r;
+    const auto bad_path = r.client.Get("/%ff%fe");
+    REQUIRE(bad_path);
+    CHECK(bad_path->status == 404);
+    const auto bad_body = r.client.Post("/api/sessions", "{\"target\": \"\xff\"}", "application/json");
+    REQUIRE(bad_body);
+    CHECK(bad_body->status == 400);
+    const auto form = r.client.Post("/api/sessions", "width=3", "application/x-www-form-urlencoded");
+    REQUIRE(form);
+    CHECK(form->status == 415);
+    const auto rebound = r.client.Get("/api/options", {{"Host", "evil.example:" + std::to_string(r.server.port())}});
+    REQUIRE(rebound);
+    CHECK(rebound->status == 403);
+    // Still serving, and a target with no value at a drawn point (x = 0)
+    // but one at every sample trains.
+    const std::string id = r.session({{"target", "1/x"}, {"interval", {-2, 2}}});
+    const auto closed = r.client.Delete(("/api/sessions/" + id).c_str());
+    REQUIRE(closed);
+    CHECK(closed->status == 200);
+    const auto gone = r.client.Get(("/api/sessions/" + id + "/events").c_str());
+    REQUIRE(gone);
+    CHECK(gone->status == 404);
+}
+
+TEST_CASE("serve: each unit's contribution can be asked for after training ended") {
+    Running r;
+    const std::string id = r.session({{"model.width", 2}, {"steps", 50}});
+    r.post("/api/sessions/" + id + "/advance", {{"to", 50}});
+    const Json done = r.state_when(id, [](const Json& s) { return s["status"] == "done"; });
+    CHECK_FALSE(done.contains("units"));
+    r.post("/api/sessions/" + id + "/units", {{"on", true}});
+    const Json drawn = r.state_when(id, [](const Json& s) { return s.contains("units"); });
+    CHECK(drawn["units"].size() == 2);
+    CHECK(drawn["status"] == "done");
+    CHECK(drawn["rmse"] == done["rmse"]);
+}
