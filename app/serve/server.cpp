@@ -144,11 +144,13 @@ void Server::routes() {
         try {
             const Json page = body_of(req);
             const Json config = session_config(page);
-            const bool units = page.contains("units") && page["units"].is_boolean() && page["units"].get<bool>();
+            const bool units = page.contains("units") && page["units"].get<bool>();  // a boolean: session_config checked
+            // Asked before a session starts its thread, and again as it joins.
+            const std::string why = fmt::format("{} sessions are open, the most this server trains at once; close a tab", kMaxSessions);
+            if (std::lock_guard lock(mutex_); sessions_.size() >= kMaxSessions) return refuse(res, 503, why);
             auto session = std::make_shared<Session>(config, units, options_.steps_per_second);
             std::lock_guard lock(mutex_);
-            if (sessions_.size() >= kMaxSessions)
-                return refuse(res, 503, fmt::format("{} sessions are open, the most this server trains at once; close a tab", kMaxSessions));
+            if (sessions_.size() >= kMaxSessions) return refuse(res, 503, why);
             std::random_device device;  // an id another page cannot guess, not a result's randomness
             const std::string id = fmt::format("{:016x}", mix64((static_cast<std::uint64_t>(device()) << 32) ^ device() ^ ++next_id_));
             sessions_[id] = session;

@@ -193,7 +193,6 @@ void Session::run_training() {
             return !stop_;
         });
         std::lock_guard lock(mutex_);
-        finished_ = true;
         step_ = final_net.steps;
         final_net_ = final_net;
         final_step_ = final_net.steps;
@@ -205,7 +204,6 @@ void Session::run_training() {
         publish(final_step_, final_loss_, *final_net_, final_status_, final_message_);
     } catch (const std::exception& e) {
         std::lock_guard lock(mutex_);
-        finished_ = true;
         Json s = {{"kind", "state"}, {"step", step_}, {"steps", steps_}, {"status", "error"}, {"message", e.what()}};
         state_ = s.dump(-1, ' ', false, Json::error_handler_t::replace);
         ++state_number_;
@@ -290,11 +288,6 @@ bool Session::add_listener() {
 void Session::remove_listener() {
     std::lock_guard lock(mutex_);
     --listeners_;
-}
-
-bool Session::finished() const {
-    std::lock_guard lock(mutex_);
-    return finished_;
 }
 
 void Session::touch() {

@@ -60,7 +60,6 @@ public:
     void step(long count);        // `count` more steps, then pause
     void advance(long to_step);   // as fast as it goes to that step, then pause
     void show_units(bool on);
-    bool finished() const;        // the budget reached, diverged, or stopped
     // Ends the training (DELETE, or unwatched too long); its streams end.
     void close();
     bool closed() const;
@@ -99,7 +98,6 @@ private:
     long final_step_ = 0;
     double final_loss_ = 0;
     std::string final_status_, final_message_;
-    bool finished_ = false;
     long step_ = 0;
     std::chrono::steady_clock::time_point paced_from_{};
     long paced_from_step_ = 0;

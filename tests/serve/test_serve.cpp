@@ -214,3 +214,12 @@ TEST_CASE("serve: each unit's contribution can be asked for after training ended
     CHECK(drawn["status"] == "done");
     CHECK(drawn["rmse"] == done["rmse"]);
 }
+
+TEST_CASE("serve: at most kMaxSessions sessions at once; a closed one makes room") {
+    Running r;
+    std::vector<std::string> ids;
+    for (std::size_t k = 0; k < serve::kMaxSessions; ++k) ids.push_back(r.session({{"seed", static_cast<int>(k)}}));
+    CHECK(r.post("/api/sessions", Json::object(), 503)["error"].get<std::string>().starts_with("16 sessions are open"));
+    REQUIRE(r.client.Delete(("/api/sessions/" + ids.front()).c_str()));
+    CHECK_NOTHROW(r.session(Json::object()));
+}
