@@ -34,8 +34,8 @@ Json body_of(const httplib::Request& req) {
     if (req.body.empty()) return Json::object();
     try {
         return Json::parse(req.body);
-    } catch (const Json::parse_error& e) {
-        throw Error(std::string("the request body: not JSON (") + e.what() + ")");
+    } catch (const Json::exception& e) {  // a parse error, or a number beyond double (1e400)
+        throw Error(std::string("the request body: not JSON we can read (") + e.what() + ")");
     }
 }
 

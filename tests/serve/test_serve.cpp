@@ -185,6 +185,10 @@ TEST_CASE("serve: hostile requests get a status, never the server: bytes not UTF
     const auto bad_body = r.client.Post("/api/sessions", "{\"target\": \"\xff\"}", "application/json");
     REQUIRE(bad_body);
     CHECK(bad_body->status == 400);
+    const auto huge = r.client.Post("/api/sessions", "{\"lr\": 1e400}", "application/json");
+    REQUIRE(huge);
+    CHECK(huge->status == 400);
+    CHECK(huge->body.find("not JSON we can read") != std::string::npos);
     const auto form = r.client.Post("/api/sessions", "width=3", "application/x-www-form-urlencoded");
     REQUIRE(form);
     CHECK(form->status == 415);
