@@ -154,27 +154,25 @@ int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
     const double dx = (hi - lo) / static_cast<double>(points - 1);
     double scale = 0;
     for (std::size_t j = 0; j < f.w.size(); ++j) scale = std::max(scale, std::fabs(f.w[j] * f.v[j]));
-    // f.at(x) at every point (the same operations in the same order per
-    // point, in vector loops): a ReLU net through the analysis layer's
-    // grid kernel; another, a unit at a time through the activation layer.
-    // The buffers are the thread's, kept from run to run (fresh 320 KB
-    // arrays were a page fault per 4 KB).
-    thread_local std::vector<double> y, h;
-    if (f.activation == nn::Activation::relu) {
-        analysis::relu_net_on_grid(f.w, f.b, f.v, f.c, lo, dx, points, y);
-    } else {
-        y.assign(points, f.c);
-        h.resize(points);
-        for (std::size_t j = 0; j < f.w.size(); ++j) {
-            for (std::size_t k = 0; k < points; ++k) h[k] = f.w[j] * (lo + dx * static_cast<double>(k)) + f.b[j];
-            nn::activate_inplace(f.activation, std::span(h));
-            for (std::size_t k = 0; k < points; ++k) y[k] += f.v[j] * h[k];
-        }
-    }
     // A kink changes the slope by |w_j v_j|; rounding in y moves slopes by
     // about eps * |y| / dx. The threshold sits far above the second and
     // far below any kink that visibly bends the function.
-    return analysis::slope_changes(y, dx, std::max(1e-7 * scale, 1e-9));
+    const double tolerance = std::max(1e-7 * scale, 1e-9);
+    // A ReLU net: the analysis layer reads the grid near its kinks alone,
+    // with the same count. Another: every point, a unit at a time through
+    // the activation layer, in the thread's buffers (fresh 320 KB arrays
+    // were a page fault per 4 KB).
+    if (f.activation == nn::Activation::relu)
+        return analysis::relu_net_slope_changes(f.w, f.b, f.v, f.c, lo, dx, points, tolerance);
+    thread_local std::vector<double> y, h;
+    y.assign(points, f.c);
+    h.resize(points);
+    for (std::size_t j = 0; j < f.w.size(); ++j) {
+        for (std::size_t k = 0; k < points; ++k) h[k] = f.w[j] * (lo + dx * static_cast<double>(k)) + f.b[j];
+        nn::activate_inplace(f.activation, std::span(h));
+        for (std::size_t k = 0; k < points; ++k) y[k] += f.v[j] * h[k];
+    }
+    return analysis::slope_changes(y, dx, tolerance);
 }
 
 std::vector<report::Table> run_table(const runner::Run& run, const FitData& data, const FittedNet& f) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 
@@ -38,6 +39,102 @@ void relu_net_on_grid(const std::vector<double>& w, const std::vector<double>& b
                       double lo, double dx, std::size_t points, std::vector<double>& y) {
     y.resize(points);
     grid_builds().active().relu_net(w.data(), b.data(), v.data(), w.size(), c, lo, dx, points, y.data());
+}
+
+namespace {
+
+// y_k as the grid kernel computes it (kernels/grid_kernel.h): the units in
+// order, every multiply and add rounded on its own.
+double relu_net_at(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v, double c,
+                   double lo, double dx, std::int64_t k) {
+    const double x = lo + dx * static_cast<double>(static_cast<std::int32_t>(k));
+    double y = c;
+    for (std::size_t j = 0; j < w.size(); ++j) {
+        const double z = w[j] * x + b[j];
+        y = y + v[j] * (z > 0 ? z : 0.0);
+    }
+    return y;
+}
+
+constexpr double kUnit = 0x1p-53;      // the unit roundoff of float64
+constexpr double kTiny = 0x1p-1074;    // an underflow's absolute error
+
+}  // namespace
+
+// The bound, with x*_k = lo + k dx exact and f the net in exact arithmetic,
+// X bounding |x_k| and D = (points - 1) dx the grid's span:
+// - |x_k - x*_k| <= u (D + X), from the product and the sum;
+// - a unit's z, relu (1-Lipschitz) and v-product then err by at most
+//   u |v_j| (|w_j| (D + 4 X) + 3 |b_j|), and the m sums add m u of
+//   A = |c| + sum_j |v_j| (|w_j| X + |b_j|): |y_k - f(x*_k)| <= E.
+// Where no kink lies strictly between x*_{k-1} and x*_{k+1}, f's slopes
+// there are one slope s (|s| <= sum_j |w_j v_j|), so the grid's slope change
+// at k is at most 4 E / dx from y plus 4 u |s| from the two divisions and
+// the subtraction. Underflow adds kTiny-sized terms. Each factor below is
+// rounded up generously; the test asks for half the tolerance.
+bool relu_grid_noise_below(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v,
+                           double c, double lo, double dx, std::size_t points, double tolerance) {
+    if (points < 3 || !(dx > 0) || !std::isfinite(dx) || !std::isfinite(lo) || !std::isfinite(c)) return false;
+    if (w.size() != b.size() || w.size() != v.size()) return false;
+    const double D = dx * static_cast<double>(points - 1);
+    const double X = std::max(std::fabs(lo), std::fabs(lo + D)) * (1 + 8 * kUnit);
+    double A = std::fabs(c), units = 0, S = 0;
+    for (std::size_t j = 0; j < w.size(); ++j) {
+        A += std::fabs(v[j]) * (std::fabs(w[j]) * X + std::fabs(b[j]));
+        units += std::fabs(v[j]) * (std::fabs(w[j]) * (D + 4 * X) + 3 * std::fabs(b[j]));
+        S += std::fabs(w[j] * v[j]);
+    }
+    const double m = static_cast<double>(w.size());
+    const double E = (kUnit * (units + m * A) + (4 * m + 16) * kTiny) * 1.25;
+    const double noise = (4 * E / dx + 8 * kUnit * S + 16 * kTiny) * 1.25;
+    return std::isfinite(noise) && noise < 0.5 * tolerance;
+}
+
+int relu_net_slope_changes(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v,
+                           double c, double lo, double dx, std::size_t points, double tolerance) {
+    if (points < 3) return 0;
+    const auto whole_grid = [&] {
+        thread_local std::vector<double> y;  // kept from run to run: a fresh 320 KB is a page fault per 4 KB
+        relu_net_on_grid(w, b, v, c, lo, dx, points, y);
+        return slope_changes(y, dx, tolerance);
+    };
+    if (!relu_grid_noise_below(w, b, v, c, lo, dx, points, tolerance)) return whole_grid();
+    // The grid indices k whose neighbours x*_{k-1}, x*_{k+1} may hold a
+    // kink: kappa = (t - lo) / dx computed to within a margin h, and
+    // k - 1 < kappa < k + 1.
+    const auto last = static_cast<double>(points - 2);
+    std::vector<std::int64_t> near;
+    for (std::size_t j = 0; j < w.size(); ++j) {
+        if (w[j] == 0.0) continue;  // a constant unit bends nothing
+        const double t = -b[j] / w[j];
+        const double kappa = (t - lo) / dx;
+        if (!std::isfinite(kappa)) {
+            if (std::isnan(kappa)) return whole_grid();
+            continue;  // infinitely far outside the grid
+        }
+        const double h = 3 + std::ceil(4 * kUnit * ((std::fabs(t) + std::fabs(lo)) / dx + std::fabs(kappa)));
+        if (!(h < 64)) return whole_grid();
+        if (kappa + h + 2 < 1 || kappa - h - 2 > last) continue;
+        const double from = std::max(1.0, std::floor(kappa) - h - 1), to = std::min(last, std::floor(kappa) + h + 2);
+        for (auto k = static_cast<std::int64_t>(from); k <= static_cast<std::int64_t>(to); ++k) near.push_back(k);
+    }
+    std::sort(near.begin(), near.end());
+    near.erase(std::unique(near.begin(), near.end()), near.end());
+    // Everywhere else the slope change is below the tolerance (the bound):
+    // not a change, as in slope_changes.
+    int n = 0;
+    std::int64_t previous = -1;
+    bool previous_changed = false;
+    for (const std::int64_t k : near) {
+        const double y0 = relu_net_at(w, b, v, c, lo, dx, k - 1), y1 = relu_net_at(w, b, v, c, lo, dx, k),
+                     y2 = relu_net_at(w, b, v, c, lo, dx, k + 1);
+        const double s0 = (y1 - y0) / dx, s1 = (y2 - y1) / dx;
+        const bool changed = std::fabs(s1 - s0) > tolerance;
+        n += changed && !(previous == k - 1 && previous_changed);
+        previous = k;
+        previous_changed = changed;
+    }
+    return n;
 }
 
 double piecewise_linear_lower_bound(const std::vector<double>& x, const std::vector<double>& y, int pieces) {

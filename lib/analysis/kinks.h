@@ -31,6 +31,21 @@ int slope_changes(const std::vector<double>& y, double dx, double tolerance);
 void relu_net_on_grid(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v, double c,
                       double lo, double dx, std::size_t points, std::vector<double>& y);
 
+// slope_changes(y, dx, tolerance) of that y, the same count, reading the
+// grid only near the kinks where it can. Away from every kink the net is
+// affine, and a bound on the rounding of y (kinks.cpp) shows the grid's
+// slope changes there stay below the tolerance; so only a few points
+// around each kink are evaluated, each with the grid's own operations. A
+// net whose rounding could reach the tolerance (huge weights, non-finite
+// ones) is evaluated on the whole grid.
+int relu_net_slope_changes(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v,
+                           double c, double lo, double dx, std::size_t points, double tolerance);
+
+// Whether relu_net_slope_changes may read only the points near the kinks:
+// the rounding bound holds below the tolerance with room to spare.
+bool relu_grid_noise_below(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v,
+                           double c, double lo, double dx, std::size_t points, double tolerance);
+
 // The smallest root-mean-square error over the samples (x sorted) of any
 // function made of `pieces` linear pieces, not required to join: the exact
 // optimum by dynamic programming over where the pieces break. A continuous

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "analysis/kinks.h"
+#include "core/rng.h"
 
 using namespace ffn;
 
@@ -72,4 +74,75 @@ TEST_CASE("linear_pieces walks the breakpoints of a ReLU net of any depth") {
     CHECK(ffn::analysis::linear_pieces(shallow, -1.5, 1.5) == 3);
     MLP<double> tanh_net({1, 2, 1}, ffn::nn::Activation::tanh);
     CHECK_THROWS_WITH(ffn::analysis::linear_pieces(tanh_net, 0, 1), doctest::Contains("a ReLU net"));
+}
+
+namespace {
+// The whole grid's count, the reference relu_net_slope_changes must equal.
+int whole_grid_count(const std::vector<double>& w, const std::vector<double>& b, const std::vector<double>& v, double c,
+                     double lo, double dx, std::size_t points, double tolerance) {
+    std::vector<double> y;
+    analysis::relu_net_on_grid(w, b, v, c, lo, dx, points, y);
+    return analysis::slope_changes(y, dx, tolerance);
+}
+}  // namespace
+
+TEST_CASE("relu_net_slope_changes: the whole grid's count, reading only the points near the kinks") {
+    // Exact equality: both read the same y_k, computed by the same
+    // operations, wherever a change can be; the bound shows none elsewhere.
+    ffn::Rng rng(20261203);
+    const double lo = -2, hi = 2;
+    int windowed = 0, order_one = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        const std::size_t m = 1 + static_cast<std::size_t>(rng.uniform01() * 12);
+        const std::size_t points = trial % 3 == 0 ? 40001 : 3 + static_cast<std::size_t>(rng.uniform01() * 500);
+        const double dx = (hi - lo) / static_cast<double>(points - 1);
+        std::vector<double> w(m), b(m), v(m);
+        for (std::size_t j = 0; j < m; ++j) {
+            w[j] = rng.normal();
+            // Kinks on grid points, on midpoints, two at one place, and
+            // units with no kink or no slope change.
+            const int kind = static_cast<int>(rng.uniform01() * 6);
+            const double k = std::floor(rng.uniform01() * static_cast<double>(points));
+            const double at = kind == 0 ? lo + dx * k : kind == 1 ? lo + dx * (k + 0.5) : kind == 2 && j > 0 && w[j - 1] != 0 ? -b[j - 1] / w[j - 1]
+                                                                                                            : rng.uniform(-3, 3);
+            b[j] = -w[j] * at;
+            v[j] = kind == 3 ? 0.0 : rng.normal();
+            if (kind == 4) w[j] = 0.0;
+            if (kind == 5) v[j] *= 1e-9;  // a slope change below the tolerance
+        }
+        const double c = rng.normal();
+        double scale = 0;
+        for (std::size_t j = 0; j < m; ++j) scale = std::max(scale, std::fabs(w[j] * v[j]));
+        const double tolerance = std::max(1e-7 * scale, 1e-9);
+        if (scale > 0.1) {
+            ++order_one;
+            windowed += analysis::relu_grid_noise_below(w, b, v, c, lo, dx, points, tolerance);
+        }
+        CHECK(analysis::relu_net_slope_changes(w, b, v, c, lo, dx, points, tolerance) ==
+              whole_grid_count(w, b, v, c, lo, dx, points, tolerance));
+    }
+    // Every net with a visible kink (|w v| > 0.1) takes the short way, so the
+    // comparison above tested it.
+    CHECK(order_one > 2000);
+    CHECK(windowed == order_one);
+}
+
+TEST_CASE("relu_net_slope_changes reads the whole grid where rounding could reach the tolerance") {
+    const double lo = -2, dx = 4.0 / 40000;
+    const std::size_t points = 40001;
+    // An output bias of 1e9 puts rounding of about 1e-7 in y, 2e-3 in the
+    // slopes; and non-finite weights (a diverged run).
+    const std::vector<double> w = {1, -1}, b = {-0.3, -0.5}, v = {1, 2};
+    CHECK(analysis::relu_grid_noise_below(w, b, v, 0.0, lo, dx, points, 1e-7));
+    CHECK_FALSE(analysis::relu_grid_noise_below(w, b, v, 1e9, lo, dx, points, 1e-7));
+    CHECK(analysis::relu_net_slope_changes(w, b, v, 1e9, lo, dx, points, 1e-7) ==
+          whole_grid_count(w, b, v, 1e9, lo, dx, points, 1e-7));
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    for (const double bad : {inf, nan}) {
+        const std::vector<double> wb = {1, bad};
+        CHECK_FALSE(analysis::relu_grid_noise_below(wb, b, v, 0.0, lo, dx, points, 1e-7));
+        CHECK(analysis::relu_net_slope_changes(wb, b, v, 0.0, lo, dx, points, 1e-7) ==
+              whole_grid_count(wb, b, v, 0.0, lo, dx, points, 1e-7));
+    }
+    CHECK(analysis::relu_net_slope_changes(w, b, v, 0.0, lo, dx, points, 1e-7) == 2);
 }
