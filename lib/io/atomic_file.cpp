@@ -26,26 +26,50 @@ namespace {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
+    write_file_atomically(path, [&](const Emit& emit) { emit(contents); });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(const Emit&)>& produce) {
     std::string temp = path + ".tmp-XXXXXX";
     const int fd = ::mkstemp(temp.data());
     if (fd < 0) fail(path, "cannot create a temporary file beside it");
-    std::size_t written = 0;
-    while (written < contents.size()) {
-        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            ::close(fd);
-            ::unlink(temp.c_str());
-            fail(path, "cannot write");
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    // mkstemp makes the file 0600; results are ordinary readable files.
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+    const auto give_up = [&](const char* what) {
+        const int saved = errno;
         ::close(fd);
         ::unlink(temp.c_str());
-        fail(path, "cannot finish writing");
+        errno = saved;
+        fail(path, what);
+    };
+    const auto write_all = [&](std::string_view piece) {
+        while (!piece.empty()) {
+            const ssize_t n = ::write(fd, piece.data(), piece.size());
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                fail(path, "cannot write");  // the temporary file goes below
+            }
+            piece.remove_prefix(static_cast<std::size_t>(n));
+        }
+    };
+    // Pieces are gathered into writes of about a megabyte.
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::string pending;
+    try {
+        produce([&](std::string_view piece) {
+            if (pending.size() + piece.size() > kChunk) {
+                write_all(pending);
+                pending.clear();
+            }
+            if (piece.size() > kChunk) write_all(piece);
+            else pending.append(piece);
+        });
+        write_all(pending);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw;
     }
+    // mkstemp makes the file 0600; results are ordinary readable files.
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) give_up("cannot finish writing");
     ::close(fd);
     if (::rename(temp.c_str(), path.c_str()) != 0) {
         ::unlink(temp.c_str());

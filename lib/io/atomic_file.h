@@ -4,6 +4,7 @@
 // mid-write leaves the old file (or none), never half a table.
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ffn::io {
@@ -11,6 +12,12 @@ namespace ffn::io {
 // Throws ffn::Error naming the path when any step fails; the temporary file is
 // removed on failure.
 void write_file_atomically(const std::string& path, const std::string& contents);
+
+// The same for a file made in pieces: `produce` hands them, in order, to
+// the function it is given. A table of a million rows is written without
+// ever being one string.
+using Emit = std::function<void(std::string_view)>;
+void write_file_atomically(const std::string& path, const std::function<void(const Emit&)>& produce);
 
 // Reads a whole regular file; throws ffn::Error naming the path when it cannot.
 std::string read_file(const std::string& path);

@@ -127,48 +127,54 @@ Cell cell_from_csv(const std::string& s) {
 
 // Padded so that the columns line up in a file or a pipe too (padded cells
 // are the same markdown); numbers right-aligned, as the ---: marks say.
-std::string to_markdown(const Table& t) {
+// Two passes over the rows, the first for the widths: a table of a million
+// rows is never held as strings.
+void write_markdown(const Table& t, const io::Emit& emit) {
     const auto& cols = t.columns();
-    std::vector<std::vector<std::string>> cells(t.row_count());
+    const auto cell = [&](const std::vector<Cell>& row, std::size_t i) { return escape_markdown(format_cell(row[i], cols[i].precision)); };
     std::vector<std::size_t> width(cols.size(), 3);  // "---"
     for (std::size_t i = 0; i < cols.size(); ++i) width[i] = std::max(width[i], display_width(escape_markdown(cols[i].name)));
-    for (std::size_t r = 0; r < t.row_count(); ++r)
-        for (std::size_t i = 0; i < cols.size(); ++i) {
-            cells[r].push_back(escape_markdown(format_cell(t.rows()[r][i], cols[i].precision)));
-            width[i] = std::max(width[i], display_width(cells[r].back()));
-        }
+    for (const auto& row : t.rows())
+        for (std::size_t i = 0; i < cols.size(); ++i) width[i] = std::max(width[i], display_width(cell(row, i)));
     const auto right = [&](std::size_t i) { return is_numeric(cols[i].type); };
-    const auto padded = [&](const std::string& text, std::size_t i, bool align_right) {
+    std::string line;
+    const auto add_padded = [&](const std::string& text, std::size_t i, bool align_right) {
         const std::string pad(width[i] - display_width(text), ' ');
-        return align_right ? pad + text : text + pad;
+        line += " ";
+        line += align_right ? pad + text : text + pad;
+        line += " |";
     };
-    std::string out = "|";
-    for (std::size_t i = 0; i < cols.size(); ++i) out += " " + padded(escape_markdown(cols[i].name), i, false) + " |";
-    out += "\n|";
+    line = "|";
+    for (std::size_t i = 0; i < cols.size(); ++i) add_padded(escape_markdown(cols[i].name), i, false);
+    line += "\n|";
     for (std::size_t i = 0; i < cols.size(); ++i)
-        out += " " + (right(i) ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
-    out += "\n";
-    for (const auto& row : cells) {
-        out += "|";
-        for (std::size_t i = 0; i < cols.size(); ++i) out += " " + padded(row[i], i, right(i)) + " |";
-        out += "\n";
-    }
-    return out;
-}
-
-std::string to_csv(const Table& t) {
-    std::string out;
-    for (std::size_t i = 0; i < t.columns().size(); ++i)
-        out += (i ? "," : "") + escape_csv(t.columns()[i].name);
-    out += "\n";
+        line += " " + (right(i) ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
+    line += "\n";
+    emit(line);
     for (const auto& row : t.rows()) {
-        for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + escape_csv(format_cell(row[i], 0));
-        out += "\n";
+        line = "|";
+        for (std::size_t i = 0; i < cols.size(); ++i) add_padded(cell(row, i), i, right(i));
+        line += "\n";
+        emit(line);
     }
-    return out;
 }
 
-Json to_json(const Table& t) {
+void write_csv(const Table& t, const io::Emit& emit) {
+    std::string line;
+    for (std::size_t i = 0; i < t.columns().size(); ++i) line += (i ? "," : "") + escape_csv(t.columns()[i].name);
+    line += "\n";
+    emit(line);
+    for (const auto& row : t.rows()) {
+        line.clear();
+        for (std::size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + escape_csv(format_cell(row[i], 0));
+        line += "\n";
+        emit(line);
+    }
+}
+
+namespace {
+// The header of to_json(t): everything but the rows.
+Json table_header(const Table& t) {
     Json j;
     j["name"] = t.name();
     j["columns"] = Json::array();
@@ -186,12 +192,62 @@ Json to_json(const Table& t) {
     j["volatile"] = volatile_columns;
     if (!t.keys().empty()) j["keys"] = t.keys();
     j["rows"] = Json::array();
-    for (const auto& row : t.rows()) {
-        Json r = Json::object();
-        for (std::size_t i = 0; i < row.size(); ++i) r[t.columns()[i].name] = cell_to_json(row[i]);
-        j["rows"].push_back(std::move(r));
-    }
     return j;
+}
+
+Json row_json(const Table& t, const std::vector<Cell>& row) {
+    Json r = Json::object();
+    for (std::size_t i = 0; i < row.size(); ++i) r[t.columns()[i].name] = cell_to_json(row[i]);
+    return r;
+}
+}  // namespace
+
+std::string to_markdown(const Table& t) {
+    std::string out;
+    write_markdown(t, [&](std::string_view piece) { out += piece; });
+    return out;
+}
+
+std::string to_csv(const Table& t) {
+    std::string out;
+    write_csv(t, [&](std::string_view piece) { out += piece; });
+    return out;
+}
+
+Json to_json(const Table& t) {
+    Json j = table_header(t);
+    for (const auto& row : t.rows()) j["rows"].push_back(row_json(t, row));
+    return j;
+}
+
+// The document's text with the rows left empty, then the rows spliced in
+// where it reads "rows": [], each dumped alone and indented to its depth
+// (a row's lines hold no raw newline: JSON escapes them in strings).
+void write_results_document(const std::string& experiment, const Table& t, const io::Emit& emit) {
+    Json doc;
+    doc["experiment"] = experiment;
+    doc["tables"] = Json::array({table_header(t)});
+    const std::string text = doc.dump(2) + "\n";
+    const std::string empty_rows = "\"rows\": []";
+    const std::size_t at = text.rfind(empty_rows);  // the last member of the only table
+    if (t.rows().empty() || at == std::string::npos) return emit(text);
+    const std::string row_indent(8, ' ');
+    emit(std::string_view(text).substr(0, at + empty_rows.size() - 1));
+    std::string piece;
+    for (std::size_t r = 0; r < t.rows().size(); ++r) {
+        const std::string row = row_json(t, t.rows()[r]).dump(2);
+        piece = r ? ",\n" : "\n";
+        for (std::size_t from = 0; from <= row.size();) {
+            const std::size_t end = std::min(row.find('\n', from), row.size());
+            piece += row_indent;
+            piece.append(row, from, end - from);
+            if (end < row.size()) piece += '\n';
+            from = end + 1;
+        }
+        emit(piece);
+    }
+    emit("\n      ]");
+    emit(std::string_view(text).substr(at + empty_rows.size()));
 }
 
 Json results_document(const std::string& experiment, const std::vector<Table>& tables,

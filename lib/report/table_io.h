@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "report/table.h"
 
 namespace ffn::report {
@@ -17,6 +18,13 @@ using Json = nlohmann::ordered_json;
 std::string to_markdown(const Table& t);
 std::string to_csv(const Table& t);
 Json to_json(const Table& t);
+
+// The same texts in pieces, for files of a million rows: `emit` gets them in
+// order, never the whole. write_results_document writes the bytes of
+// results_document(experiment, {t}, null).dump(2) and a newline.
+void write_markdown(const Table& t, const io::Emit& emit);
+void write_csv(const Table& t, const io::Emit& emit);
+void write_results_document(const std::string& experiment, const Table& t, const io::Emit& emit);
 
 // The whole results document; `manifest` may be null (expected tables leave it
 // out, since it changes with every run).

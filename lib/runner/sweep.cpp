@@ -27,9 +27,9 @@ void make_output_folder(const std::string& dir) {
 // once: see OutputSet.
 void write_outputs(OutputSet& out, const std::string& kind, const std::vector<report::Table>& tables, const Json& manifest) {
     for (const auto& t : tables) {
-        io::write_file_atomically(out.file(t.name() + ".md"), to_markdown(t));
-        io::write_file_atomically(out.file(t.name() + ".csv"), to_csv(t));
-        io::write_file_atomically(out.file(t.name() + ".json"), report::results_document(kind, {t}, nullptr).dump(2) + "\n");
+        io::write_file_atomically(out.file(t.name() + ".md"), [&](const io::Emit& emit) { report::write_markdown(t, emit); });
+        io::write_file_atomically(out.file(t.name() + ".csv"), [&](const io::Emit& emit) { report::write_csv(t, emit); });
+        io::write_file_atomically(out.file(t.name() + ".json"), [&](const io::Emit& emit) { report::write_results_document(kind, t, emit); });
     }
     out.commit(manifest);
 }

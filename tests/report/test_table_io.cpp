@@ -104,3 +104,32 @@ TEST_CASE("a table read from a file with a column named twice is bad input, not 
         << R"({"tables": [{"name": "t", "columns": ["a", "a"], "types": {"a": "integer"}, "rows": [{"a": 1}]}]})";
     CHECK_THROWS_WITH(read_tables(dir.file("twice.json")), doctest::Contains("column 'a' appears twice"));
 }
+
+TEST_CASE("the streamed writers give the whole-string writers' bytes, in pieces") {
+    // Exact bytes for JSON, against the document the DOM dumps: write_outputs
+    // streams what `diff`, `check` and readers of results.json read. Tables
+    // with no rows, two, many, keys, text that JSON escapes, and nulls.
+    // (to_markdown and to_csv gather these writers' pieces; their formats are
+    // pinned by the tests above.)
+    Table keyed("keyed");
+    keyed.add_column("width", ColumnType::integer).add_column("label", ColumnType::text).add_column("x", ColumnType::real, 4);
+    keyed.add_key("width");
+    for (int i = 0; i < 300; ++i)
+        keyed.add_row({std::int64_t{i}, std::string(i % 7 ? "plain" : "line\nbreak \"q\" \t\u00e9"), i % 5 ? Cell{1.0 / (i + 1)} : Cell{}});
+    Table empty("empty");
+    empty.add_column("a", ColumnType::real);
+    for (const Table& t : {sample(), keyed, empty}) {
+        std::string md, csv, json;
+        int pieces = 0;
+        write_markdown(t, [&](std::string_view p) { md += p; ++pieces; });
+        write_csv(t, [&](std::string_view p) { csv += p; });
+        write_results_document("kind", t, [&](std::string_view p) { json += p; });
+        CHECK(json == results_document("kind", {t}, nullptr).dump(2) + "\n");
+        if (t.name() == "keyed") {
+            CHECK(md.find("| width |") == 0);
+            CHECK(csv.find("\n299,plain,") != std::string::npos);  // the last row, whole
+        }
+        CHECK(pieces == static_cast<int>(t.row_count()) + 1);  // a line a row: never the whole table at once
+        CHECK(table_from_json(Json::parse(json)["tables"][0], "test").rows() == t.rows());
+    }
+}
