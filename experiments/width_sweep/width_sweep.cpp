@@ -102,6 +102,9 @@ FittedNet fitted(nn::MLP<T>& net, const FitData& data) {
     FittedNet out;
     out.activation = net.activation;
     const std::size_t m = net.layers[0].out_features();
+    out.w.reserve(m);
+    out.b.reserve(m);
+    out.v.reserve(m);
     for (std::size_t j = 0; j < m; ++j) {
         out.w.push_back(static_cast<double>(net.layers[0].weight(j, 0)));
         out.b.push_back(static_cast<double>(net.layers[0].bias(j)));
@@ -124,6 +127,7 @@ FittedNet fitted(nn::MLP<T>& net, const FitData& data) {
 template <class T>
 std::vector<FittedNet> fit_together(std::span<const runner::Run> runs, const FitData& data) {
     std::vector<nn::MLP<T>> nets;
+    nets.reserve(runs.size());  // an MLP is copied, not moved, when the vector grows
     for (const auto& run : runs) nets.push_back(initial_net<T>(run, data));
     std::vector<nn::MLP<T>*> trained;
     for (std::size_t i = 0; i < runs.size(); ++i)
@@ -175,13 +179,25 @@ int grid_kinks(const FittedNet& f, double lo, double hi, std::size_t points) {
     return analysis::slope_changes(y, dx, tolerance);
 }
 
+// A run's table starts as a copy of this one, so that every run's shares
+// its column list instead of building one (a few allocations a run, in
+// sweeps of a million).
+const report::Table& empty_run_table() {
+    static const report::Table t = [] {
+        report::Table empty("run");
+        empty.add_column("rmse", ColumnType::real, 4)
+            .add_column("kinks", ColumnType::integer)
+            .add_column("kinks_grid", ColumnType::integer)
+            .add_column("steps_done", ColumnType::integer)
+            .add_column("status", ColumnType::text);
+        return empty;
+    }();
+    return t;
+}
+
 std::vector<report::Table> run_table(const runner::Run& run, const FitData& data, const FittedNet& f) {
-    report::Table t("run");
-    t.add_column("rmse", ColumnType::real, 4)
-        .add_column("kinks", ColumnType::integer)
-        .add_column("kinks_grid", ColumnType::integer)
-        .add_column("steps_done", ColumnType::integer)
-        .add_column("status", ColumnType::text);
+    std::vector<report::Table> out;
+    report::Table& t = out.emplace_back(empty_run_table());
     const bool ok = std::isfinite(f.rmse);
     // A smooth activation has no kinks to count: n/a (null), not 0.
     Cell kinks{}, kinks_grid{};
@@ -190,12 +206,12 @@ std::vector<report::Table> run_table(const runner::Run& run, const FitData& data
         kinks_grid = static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points"))));
     }
     t.add_row({ok ? Cell{f.rmse} : Cell{}, kinks, kinks_grid, static_cast<std::int64_t>(f.steps), f.status});
-    if (run.integer("log_every") == 0) return {t};
-    report::Table curve("curve");
+    if (run.integer("log_every") == 0) return out;
+    report::Table& curve = out.emplace_back("curve");
     curve.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
     for (const auto& [step, loss] : f.curve)
         curve.add_row({static_cast<std::int64_t>(step), std::isfinite(loss) ? Cell{loss} : Cell{}});
-    return {t, curve};
+    return out;
 }
 
 std::vector<std::vector<report::Table>> run_width_batch(std::span<const runner::Run> runs) {

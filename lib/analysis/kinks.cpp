@@ -103,7 +103,8 @@ int relu_net_slope_changes(const std::vector<double>& w, const std::vector<doubl
     // kink: kappa = (t - lo) / dx computed to within a margin h, and
     // k - 1 < kappa < k + 1.
     const auto last = static_cast<double>(points - 2);
-    std::vector<std::int64_t> near;
+    thread_local std::vector<std::int64_t> near;  // the thread's, kept from run to run
+    near.clear();
     for (std::size_t j = 0; j < w.size(); ++j) {
         if (w[j] == 0.0) continue;  // a constant unit bends nothing
         const double t = -b[j] / w[j];
@@ -112,7 +113,7 @@ int relu_net_slope_changes(const std::vector<double>& w, const std::vector<doubl
             if (std::isnan(kappa)) return whole_grid();
             continue;  // infinitely far outside the grid
         }
-        const double h = 3 + std::ceil(4 * kUnit * ((std::fabs(t) + std::fabs(lo)) / dx + std::fabs(kappa)));
+        const double h = 1 + std::ceil(4 * kUnit * ((std::fabs(t) + std::fabs(lo)) / dx + std::fabs(kappa)));
         if (!(h < 64)) return whole_grid();
         if (kappa + h + 2 < 1 || kappa - h - 2 > last) continue;
         const double from = std::max(1.0, std::floor(kappa) - h - 1), to = std::min(last, std::floor(kappa) + h + 2);
@@ -122,12 +123,20 @@ int relu_net_slope_changes(const std::vector<double>& w, const std::vector<doubl
     near.erase(std::unique(near.begin(), near.end()), near.end());
     // Everywhere else the slope change is below the tolerance (the bound):
     // not a change, as in slope_changes.
+    // A run of neighbouring k reuses two of its three points.
     int n = 0;
     std::int64_t previous = -1;
     bool previous_changed = false;
+    double y0 = 0, y1 = 0, y2 = 0;
     for (const std::int64_t k : near) {
-        const double y0 = relu_net_at(w, b, v, c, lo, dx, k - 1), y1 = relu_net_at(w, b, v, c, lo, dx, k),
-                     y2 = relu_net_at(w, b, v, c, lo, dx, k + 1);
+        if (k == previous + 1) {
+            y0 = y1;
+            y1 = y2;
+        } else {
+            y0 = relu_net_at(w, b, v, c, lo, dx, k - 1);
+            y1 = relu_net_at(w, b, v, c, lo, dx, k);
+        }
+        y2 = relu_net_at(w, b, v, c, lo, dx, k + 1);
         const double s0 = (y1 - y0) / dx, s1 = (y2 - y1) / dx;
         const bool changed = std::fabs(s1 - s0) > tolerance;
         n += changed && !(previous == k - 1 && previous_changed);

@@ -33,6 +33,7 @@ template <class Layer, class... Stack>
 std::vector<Layer> chain_of(const char* block, const std::vector<std::size_t>& widths, bool bias, Stack... stack) {
     if (widths.size() < 2) throw Error(std::string(block) + " needs at least an input and an output width");
     std::vector<Layer> layers;
+    layers.reserve(widths.size() - 1);  // a layer is copied, not moved, when the vector grows (Module's hook)
     for (std::size_t i = 0; i + 1 < widths.size(); ++i) layers.emplace_back(stack..., widths[i], widths[i + 1], bias);
     return layers;
 }
@@ -42,6 +43,7 @@ std::vector<Layer> rank_of(const char* block, std::size_t rank, std::size_t in, 
                            Stack... stack) {
     if (rank < 1) throw Error(std::string(block) + ": rank must be at least 1");
     std::vector<Layer> layers;
+    layers.reserve(rank);
     for (std::size_t r = 0; r < rank; ++r) layers.emplace_back(stack..., in, out, bias);
     return layers;
 }
