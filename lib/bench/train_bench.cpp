@@ -60,7 +60,13 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
         .add_column("peak_share", ColumnType::real, 3, true)
         .add_column("final_loss", ColumnType::real, 6, true)
         .add_column("torch_ms_per_step", ColumnType::real, 4, true)
-        .add_column("vs_torch", ColumnType::real, 3, true);  // PyTorch's time over ours: above 1, ffn-lab is faster
+        // PyTorch's time over ours, step by step (its step runs just before
+        // ours): the median of those ratios and their quartiles. Above 1,
+        // ffn-lab is faster. A ratio per pair, not a ratio of two medians: the
+        // host's speed drifts by more than the margin within a series.
+        .add_column("vs_torch", ColumnType::real, 3, true)
+        .add_column("vs_torch_q25", ColumnType::real, 3, true)
+        .add_column("vs_torch_q75", ColumnType::real, 3, true);
     Rng data = Rng::stream(0, 0, "bench-data");
     nn::Matrix<float> X = nn::Matrix<float>::from_shape({o.tokens, o.d}), Y = nn::Matrix<float>::from_shape({o.tokens, o.d});
     for (auto& x : X) x = static_cast<float>(data.normal());
@@ -103,10 +109,14 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
             const double ms_median = median(ms);
             const double gflops = b.flops_per_step / (ms_median / 1e3) / 1e9;
             const bool have_torch = torch.ok() && torch_ms.size() == ms.size();
+            std::vector<double> ratio;
+            if (have_torch)
+                for (std::size_t i = 0; i < ms.size(); ++i) ratio.push_back(torch_ms[i] / ms[i]);
+            const auto if_torch = [&](double x) { return have_torch ? report::Cell{x} : report::Cell{}; };
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
                        std::string(isa_name(active_isa())), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
-                       gflops / peak, loss, have_torch ? report::Cell{median(torch_ms)} : report::Cell{},
-                       have_torch ? report::Cell{median(torch_ms) / ms_median} : report::Cell{}});
+                       gflops / peak, loss, if_torch(median(torch_ms)), if_torch(median(ratio)), if_torch(percentile(ratio, 25)),
+                       if_torch(percentile(ratio, 75))});
         }
         // One line for every thread count, unless they all say the same.
         if (torch_about) {
