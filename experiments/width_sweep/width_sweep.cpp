@@ -541,11 +541,10 @@ report::Table promise_table(const runner::Aggregation& a, const std::vector<Widt
 std::vector<report::Table> aggregate_width(runner::Aggregation& a) {
     const runner::Plan& plan = a.plan;
     const auto& per_run = a.per_run;
-    report::Table runs = a.per_run_rows();
     const std::vector<WidthRow> rows = width_rows(a);
     std::vector<report::Table> out = {width_table(a, rows)};
     if (!plan.runs.front().raw("document").empty()) out.push_back(promise_table(a, rows));
-    out.push_back(std::move(runs));
+    out.push_back(a.take_per_run_rows());  // the last read of the runs' rows
     if (plan.runs.front().integer("log_every") == 0) return out;
     // The training curves, one row per (run, logged step), for files and plots.
     report::Table curves("curves");

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <utility>
 #include <vector>
 
 namespace ffn::report {
@@ -47,6 +48,8 @@ public:
     // Throws on a count or type mismatch (a programming error, not user input).
     void add_row(std::vector<Cell> cells);
     void set(std::size_t row, std::size_t column, Cell value);
+    // Moves the rows out, leaving none.
+    std::vector<std::vector<Cell>> take_rows() { return std::exchange(rows_, {}); }
 
     // The terminal view's default columns, the few a reader needs, in the
     // order it shows them, each with its label ("" keeps the name); empty:

@@ -1,6 +1,7 @@
 #include "runner/aggregation.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/stats.h"
 #include "report/table_io.h"
@@ -165,25 +166,47 @@ report::Table Aggregation::summarize_seeds(const SeedStatistics& spec) const {
     return t;
 }
 
-report::Table Aggregation::per_run_rows() const {
+namespace {
+// The runs table's columns: the swept values, the seed, the run id, then
+// the columns of the runs' first table.
+report::Table empty_runs_table(const Aggregation& a) {
     report::Table runs("runs");
     runs.set_long_form();
-    add_swept_columns(runs);
+    a.add_swept_columns(runs);
     runs.add_column("seed", report::ColumnType::integer);
     runs.add_key("seed");
     runs.add_column("run_id", report::ColumnType::text);
-    for (auto c : per_run.front().front().columns()) {
+    for (auto c : a.per_run.front().front().columns()) {
         // A run's own column named like a swept key (a kind's "steps" when
         // steps are swept) keeps both: the run's gets a suffix.
         if (runs.find_column(c.name)) c.name += "_run";
         runs.add_column(c);
     }
+    return runs;
+}
+}  // namespace
+
+report::Table Aggregation::per_run_rows() const {
+    report::Table runs = empty_runs_table(*this);
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         auto cells = swept_cells(i);
         cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
         cells.push_back(plan.runs[i].id_hex());
         const auto& row = per_run[i].front().rows().front();
         cells.insert(cells.end(), row.begin(), row.end());
+        runs.add_row(std::move(cells));
+    }
+    return runs;
+}
+
+report::Table Aggregation::take_per_run_rows() {
+    report::Table runs = empty_runs_table(*this);
+    for (std::size_t i = 0; i < per_run.size(); ++i) {
+        auto cells = swept_cells(i);
+        cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
+        cells.push_back(plan.runs[i].id_hex());
+        std::vector<report::Cell> row = per_run[i].front().take_rows().front();
+        std::move(row.begin(), row.end(), std::back_inserter(cells));
         runs.add_row(std::move(cells));
     }
     return runs;

@@ -52,6 +52,11 @@ public:
     // the run id (which joins the row with the manifest and saved files), then
     // the first row of the run's first table. A kind's "runs" table.
     report::Table per_run_rows() const;
+    // The same table, made by moving each run's first row out of per_run
+    // (a sweep of a million runs holds its rows once, not twice): for a
+    // kind's last read of those rows. The runs' first tables are left with
+    // no rows.
+    report::Table take_per_run_rows();
     // The default join: same-named tables concatenated, the swept values as
     // leading columns (moves the runs' tables).
     std::vector<report::Table> concatenate_runs();
