@@ -13,8 +13,11 @@ cd "$(dirname "$0")"
 
 PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
 libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev libssl-dev libcpp-httplib-dev gnuplot-nox clang libclang-rt-dev"
-# For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh).
-TEST_PACKAGES="slurm-wlm munge"
+# For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh), and
+# a browser with its driver for the serve page (tests/serve/browser_test.py;
+# fonts-liberation is chromium's recommended font, which
+# --no-install-recommends would leave out).
+TEST_PACKAGES="slurm-wlm munge chromium chromium-driver python3-selenium fonts-liberation"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 # install_missing [PACKAGE...]: the Debian packages not yet installed
@@ -158,8 +161,8 @@ case "${1:-}" in
         ;;
     test)
         install_missing $PACKAGES $TEST_PACKAGES
-        # Installed, so the Slurm test must run rather than skip.
-        export FFNLAB_REQUIRE_SLURM=1
+        # Installed, so the Slurm and browser tests must run rather than skip.
+        export FFNLAB_REQUIRE_SLURM=1 FFNLAB_REQUIRE_BROWSER=1
         # The checks below run families and a libm slower than the machine's
         # best: what they measure is no speed for the user's estimates.
         export FFNLAB_SPEEDS="$PWD/build/test_speeds.json"
