@@ -600,6 +600,10 @@ FitData make_fit_data(const runner::Run& run) {
     const auto interval = run.numbers("interval");
     if (interval.size() != 2 || !(interval[0] < interval[1]))
         throw Error("key 'interval': expected [lo, hi] with lo < hi");
+    // Past that the samples' spacing is not a number, and the message would
+    // name a sample at x = nan.
+    if (!std::isfinite(interval[1] - interval[0]))
+        throw Error(fmt::format("key 'interval': [{}, {}] is wider than a double can hold (hi - lo overflows)", interval[0], interval[1]));
     FitData d;
     d.lo = interval[0];
     d.hi = interval[1];
