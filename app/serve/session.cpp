@@ -6,7 +6,6 @@
 #include "analysis/kinks.h"
 #include "core/error.h"
 #include "experiments/registry.h"
-#include "experiments/width_sweep/target.h"
 #include "nn/activation.h"
 
 namespace ffn::serve {
@@ -48,7 +47,7 @@ void check_at_most(const char* key, const Json& value, long most) {
 
 Json session_config(const Json& page) {
     if (!page.is_object()) throw Error("the request: expected a JSON object of parameters");
-    static const std::set<std::string> keys = {"target", "interval", "samples", "model.width", "activation", "init",
+    static const std::set<std::string> keys = {"target", "points", "interval", "samples", "model.width", "activation", "init",
                                                "optimizer", "lr", "steps", "seed", "units"};
     runner::Json config = protocol_defaults();
     for (const auto& [key, value] : page.items()) {
@@ -70,6 +69,9 @@ Json session_config(const Json& page) {
             config["model"]["width"] = runner::Json::parse(value.dump());
         } else {
             if (key == "samples") check_at_most("samples", value, kMaxSamples);
+            if (key == "points" && value.is_array() && value.size() > static_cast<std::size_t>(kMaxSamples))
+                throw Error("key 'points': at most " + std::to_string(kMaxSamples) + " on the page (" + std::to_string(value.size()) +
+                            " given); `ffn-lab sweep` takes more");
             if (key == "steps") check_at_most("steps", value, kMaxSteps);
             config[key] = runner::Json::parse(value.dump());
         }
@@ -90,16 +92,11 @@ Session::Session(const Json& config, bool units, double steps_per_second)
     const runner::Run& run = plan_.runs.front();
     steps_ = run.integer("steps");
     piecewise_linear_ = nn::is_piecewise_linear(nn::parse_activation(run.string("activation")));
-    ws::TargetFunction target(run.string("target"), "target");
+    const auto target = ws::target_curve(run, data_);  // NaN, a gap, where it has no value
     std::vector<double> on_grid;
     for (std::size_t k = 0; k < kGridPoints; ++k) {
         grid_.push_back(data_.lo + (data_.hi - data_.lo) * static_cast<double>(k) / static_cast<double>(kGridPoints - 1));
-        double y = std::nan("");  // a gap where the target has no value (1/x at 0): the samples decide what trains
-        try {
-            y = target(grid_.back());
-        } catch (const Error&) {
-        }
-        on_grid.push_back(y);
+        on_grid.push_back(target(grid_.back()));
     }
     setup_ = Json{{"kind", "setup"},
                   {"x", grid_},

@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "experiments/support/plot.h"
-#include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/experiment.h"
 
@@ -95,7 +94,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     const FitData data = make_fit_data(first);
     const std::size_t points = 801;
     std::vector<double> xs(points), target(points);
-    TargetFunction f(first.string("target"), "target");
+    const auto f = target_curve(first, data);
     for (std::size_t k = 0; k < points; ++k) {
         xs[k] = data.lo + (data.hi - data.lo) * double(k) / double(points - 1);
         target[k] = f(xs[k]);

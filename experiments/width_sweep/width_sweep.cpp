@@ -36,6 +36,9 @@ namespace ffn::experiments::width_sweep {
 namespace {
 
 using report::Cell;
+
+// The target that is no formula: the config's points.
+constexpr const char* kPointsTarget = "points";
 using report::ColumnType;
 
 // doc 001's init, so that kinks start inside the interval:
@@ -607,14 +610,67 @@ FitData make_fit_data(const runner::Run& run) {
     FitData d;
     d.lo = interval[0];
     d.hi = interval[1];
-    TargetFunction f(run.string("target"), "target");
     const auto n = static_cast<std::size_t>(run.integer("samples"));
+    const auto points = run.matrix("points");
+    if (run.string("target") == kPointsTarget || !points.empty()) {
+        // Every key keeps its meaning: the points lie in the interval, and
+        // samples counts them, so that a config says what it fits.
+        if (run.string("target") != kPointsTarget)
+            throw Error("key 'points': given with target '" + run.string("target") + "'; target \"points\" fits them");
+        if (points.empty()) throw Error("key 'points': target \"points\" needs them, [[x, y], ...]");
+        if (points.front().size() != 2) throw Error("key 'points': expected rows of two numbers, [x, y]");
+        if (points.size() != n)
+            throw Error(fmt::format("key 'samples': {} with {} points; with target \"points\", samples is their count", n, points.size()));
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const double x = points[i][0], y = points[i][1];
+            const auto where = [&] { return fmt::format("key 'points': row {} ([{}, {}])", i + 1, x, y); };
+            if (!std::isfinite(x) || !std::isfinite(y)) throw Error(where() + ": not a finite number");
+            if (x < d.lo || x > d.hi) throw Error(fmt::format("{}: x outside the interval [{}, {}]", where(), d.lo, d.hi));
+            if (i > 0 && x < d.x.back()) throw Error(fmt::format("{}: x below the row before ({}); list the points by x", where(), d.x.back()));
+            d.x.push_back(x);
+            d.y.push_back(y);
+        }
+        return d;
+    }
+    TargetFunction f(run.string("target"), "target");
     for (std::size_t i = 0; i < n; ++i) {
         const double x = d.lo + (d.hi - d.lo) * static_cast<double>(i) / static_cast<double>(n - 1);
         d.x.push_back(x);
         d.y.push_back(f(x));
     }
     return d;
+}
+
+namespace {
+// Each point's data once, before any run: a bad target, interval or
+// points list is named before the work, and not as a run's failure.
+void validate_data(const runner::Plan& plan) {
+    const runner::GridPoint* last = nullptr;
+    for (const auto& run : plan.runs)
+        if (run.point.get() != last) {
+            last = run.point.get();
+            make_fit_data(run);
+        }
+}
+}  // namespace
+
+std::function<double(double)> target_curve(const runner::Run& run, const FitData& data) {
+    if (run.string("target") == kPointsTarget)
+        return [x = data.x, y = data.y](double at) {
+            const auto above = std::upper_bound(x.begin(), x.end(), at);
+            if (above == x.end()) return at == x.back() ? y.back() : std::nan("");
+            if (above == x.begin()) return std::nan("");
+            const auto i = static_cast<std::size_t>(above - x.begin());
+            return y[i - 1] + (y[i] - y[i - 1]) * (at - x[i - 1]) / (x[i] - x[i - 1]);
+        };
+    auto f = std::make_shared<TargetFunction>(run.string("target"), "target");
+    return [f](double at) {
+        try {
+            return (*f)(at);
+        } catch (const Error&) {
+            return std::nan("");  // no value there (1/x at 0): the samples decide what trains
+        }
+    };
 }
 
 double FittedNet::unit(std::size_t j, double x) const { return v[j] * nn::activate(activation, w[j] * x + b[j]); }
@@ -636,7 +692,10 @@ runner::ExperimentKind make() {
     inits.insert(inits.begin(), "kinks_inside");
     runner::Schema schema{
         {.path = "target", .type = KeyType::string, .default_value = "sin(3*x)",
-         .help = "an expression in x, read by muparser (abs(x), x^2, exp(-x^2) ...)"},
+         .help = "an expression in x, read by muparser (abs(x), x^2, exp(-x^2) ...), or \"points\" (below)"},
+        {.path = "points", .type = KeyType::matrix, .default_value = Json::array(),
+         .help = "[[x, y], ...] to fit with target \"points\": x increasing, inside interval, samples their count",
+         .id_omits_default = true},
         {.path = "interval", .type = KeyType::number_list, .default_value = Json::parse("[-2, 2]"),
          .help = "[lo, hi] of the training points"},
         {.path = "samples", .type = KeyType::integer, .default_value = 400, .min = 2.0, .max = 1e6,
@@ -687,6 +746,7 @@ runner::ExperimentKind make() {
                     const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
                     if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");
+                    validate_data(plan);
                 },
             .run = [](const runner::Run& run) { return run_width_batch(std::span(&run, 1)).front(); },
             .run_batch = run_width_batch,

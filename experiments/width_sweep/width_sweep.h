@@ -29,7 +29,13 @@ struct FittedNet {
     double unit(std::size_t j, double x) const;  // unit j's part of at(x): v_j act(w_j x + b_j)
 };
 
+// The training points: the target expression at `samples` evenly spaced
+// x on the interval, or, with target "points", the config's own points.
 FitData make_fit_data(const runner::Run& run);
+// The target as a curve to draw at any x: the expression (NaN where it has
+// no value), or for target "points" the straight lines between the points
+// (NaN outside them).
+std::function<double(double)> target_curve(const runner::Run& run, const FitData& data);
 // Trains (or loads) the nets of runs that differ only in their seed, all at
 // once; each gets what it would get alone.
 std::vector<FittedNet> fit_width_runs(std::span<const runner::Run> runs, const FitData& data);

@@ -85,7 +85,8 @@ std::string Aggregation::settings_key(std::size_t run, const std::vector<std::st
     std::string key;
     if (resolved) {
         for (const auto& item : r.point->values.items())
-            if (!left_out(item.key())) key += item.key() + "=" + item.value().dump() + "\n";
+            if (!left_out(item.key()) && !plan.kind->schema.left_out_of_ids(item.key(), item.value()))
+                key += item.key() + "=" + item.value().dump() + "\n";
     } else {
         for (const auto& [name, value] : r.point->swept)
             if (!left_out(name)) key += name + "=" + value.dump() + "\n";

@@ -295,13 +295,16 @@ bool Plan::swept_real(const std::string& key) const {
     return std::find(real_swept_keys.begin(), real_swept_keys.end(), key) != real_swept_keys.end();
 }
 
-void set_id_parts(GridPoint& point, const std::string& kind) {
-    // Run::values() is the point's values with "seed" added last (an
+void set_id_parts(GridPoint& point, const std::string& kind, const Schema& schema) {
+    // Run::values() (less the keys left out) is the point's values with "seed" added last (an
     // ordered_json keeps insertion order): its dump is the point's without
     // the closing brace, the seed, and the brace.
-    std::string text = point.values.dump();
+    Json hashed = point.values;
+    for (const auto& k : schema.keys())
+        if (hashed.contains(k.path) && schema.left_out_of_ids(k.path, hashed[k.path])) hashed.erase(k.path);
+    std::string text = hashed.dump();
     text.pop_back();
-    point.id_prefix = fnv1a64(kind + "\n" + text + (point.values.empty() ? "" : ",") + "\"seed\":");
+    point.id_prefix = fnv1a64(kind + "\n" + text + (hashed.empty() ? "" : ",") + "\"seed\":");
     point.id_suffix = "}";
 }
 
@@ -593,7 +596,7 @@ void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes
                 point->values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
                 point->swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
             }
-        set_id_parts(*point, plan.kind->name);
+        set_id_parts(*point, plan.kind->name, plan.kind->schema);
         plan.points.push_back(point);
         for (std::uint64_t seed : plan.seeds) {
             Run run;

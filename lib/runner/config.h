@@ -55,7 +55,7 @@ struct GridPoint {
 
 // The two parts of a run's id that its point fixes (GridPoint::id_prefix,
 // id_suffix), for `kind`; and the id of the point's run with `seed`.
-void set_id_parts(GridPoint& point, const std::string& kind);
+void set_id_parts(GridPoint& point, const std::string& kind, const Schema& schema);
 std::uint64_t run_id(const GridPoint& point, std::uint64_t seed);
 
 // One run: a point of the grid and a seed.

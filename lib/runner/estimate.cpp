@@ -125,7 +125,7 @@ double probe_speed(const Plan& plan, std::size_t threads) {
                 auto point = std::make_shared<GridPoint>(*plan.runs[i].point);
                 if (probe_steps) point->values["steps"] = *probe_steps;
                 point->index = probe.points.size();
-                set_id_parts(*point, plan.kind->name);
+                set_id_parts(*point, plan.kind->name, plan.kind->schema);
                 probe.points.push_back(point);
             }
             run.point = probe.points.back();

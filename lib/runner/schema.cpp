@@ -16,6 +16,11 @@ const KeySpec* Schema::find(const std::string& path) const {
     return nullptr;
 }
 
+bool Schema::left_out_of_ids(const std::string& path, const Json& value) const {
+    const KeySpec* k = find(path);
+    return k && k->id_omits_default && value == k->default_value;
+}
+
 bool Schema::is_prefix(const std::string& path) const {
     return std::any_of(keys_.begin(), keys_.end(),
                        [&](const KeySpec& k) { return k.path.rfind(path + ".", 0) == 0; });
@@ -97,6 +102,8 @@ std::string type_error(const KeySpec& spec, const Json& value) {
             return ok && numbers_in_range(spec, value) ? "" : "expected a non-empty " + describe(spec.type).substr(2) + range_text(spec) + got;
         }
         case KeyType::matrix: {
+            // Empty only where that is the default (a key that may be left out).
+            if (value.is_array() && value.empty() && spec.default_value == Json::array()) return "";
             if (!value.is_array() || value.empty() || !value[0].is_array() || value[0].empty()) return expected + got;
             for (const auto& row : value)
                 if (!all_numbers(row, false) || row.size() != value[0].size()) return expected + got;

@@ -31,6 +31,10 @@ struct KeySpec {
     std::optional<double> min, max;
     std::vector<std::string> choices;  // strings only
     std::string help;
+    // A key added after run ids were first handed out: at its default it is
+    // left out of the run id, so that the runs that do not use it keep
+    // their ids, their cached results and their expected tables.
+    bool id_omits_default = false;
 };
 
 class Schema {
@@ -40,6 +44,9 @@ public:
 
     Schema& add(KeySpec spec);
     const KeySpec* find(const std::string& path) const;
+    // Whether key `path` at `value` stays out of run ids and of the names
+    // that key a run's random streams (KeySpec::id_omits_default).
+    bool left_out_of_ids(const std::string& path, const Json& value) const;
     const std::vector<KeySpec>& keys() const { return keys_; }
     // True when some key lies below `path` (e.g. "model" for "model.width").
     bool is_prefix(const std::string& path) const;

@@ -45,3 +45,41 @@ TEST_CASE("a target that is not finite, or not an expression, is a clear error")
     CHECK_THROWS_WITH_AS(at("x +* 2", 1), doctest::Contains("cannot read \"x +* 2\""), ffn::Error);
     CHECK_THROWS_WITH_AS(at("cbrt(x)", 1), doctest::Contains("cannot read"), ffn::Error);
 }
+
+#include "core/hash.h"
+#include "experiments/registry.h"
+#include "experiments/width_sweep/width_sweep.h"
+#include "runner/config.h"
+#include "support.h"
+
+namespace {
+ffn::runner::Plan width_plan(const std::vector<std::string>& sets) {
+    std::vector<ffn::runner::Override> overrides;
+    for (const auto& s : sets) overrides.push_back(ffn::runner::parse_override(s));
+    const auto path = ffn::test::source_path("configs/smoke/width_small.json");
+    return ffn::runner::make_plan(ffn::runner::load_config(path), path, overrides, ffn::experiments::all_kinds());
+}
+}  // namespace
+
+TEST_CASE("target \"points\": the config's own points are the data, and at its default the key leaves run ids alone") {
+    using ffn::experiments::width_sweep::make_fit_data;
+    const auto p = width_plan({"target=points", "points=[[-1,0.5],[0,0],[1,0.5]]", "samples=3", "interval=[-1,1]"});
+    const auto d = make_fit_data(p.runs.front());
+    CHECK(d.x == std::vector<double>{-1, 0, 1});
+    CHECK(d.y == std::vector<double>{0.5, 0, 0.5});
+    CHECK(ffn::experiments::width_sweep::target_curve(p.runs.front(), d)(0.5) == 0.25);  // drawn as straight lines
+    CHECK(std::isnan(ffn::experiments::width_sweep::target_curve(p.runs.front(), d)(1.5)));
+    // Runs that do not use the key keep the ids they had before it was
+    // added (the hash of their values without it): their caches and
+    // expected tables stay.
+    const auto plain = width_plan({});
+    for (const auto& r : plain.runs) {
+        ffn::runner::Json without = r.values();
+        without.erase("points");
+        CHECK(r.id == ffn::fnv1a64("width_sweep\n" + without.dump()));
+    }
+    CHECK(width_plan({"points=[]"}).runs.front().id == plain.runs.front().id);
+    CHECK(p.runs.front().id != plain.runs.front().id);
+    CHECK_THROWS_WITH(width_plan({"points=[[-1,0.5],[0,0],[1,0.5]]"}),
+                      doctest::Contains("key 'points': given with target 'sin(3*x)'; target \"points\" fits them"));
+}

@@ -93,7 +93,18 @@ TEST_CASE("serve: the page's parameters become the width sweep's config, and bad
     CHECK(message({{"model.width", 0}}).find("key 'model.width'") != std::string::npos);
     CHECK(message({{"lr", "fast"}}).find("key 'lr': expected a number") != std::string::npos);
     CHECK(message({{"activation", "swish"}}).find("key 'activation'") != std::string::npos);
-    CHECK(message({{"target", "sin(3*"}}).starts_with("key 'target': cannot read"));
+    CHECK(message({{"target", "sin(3*"}}).find("key 'target': cannot read") != std::string::npos);
+    // A CSV's points, as the page sends them: the config holds them, and the
+    // same checks as sweep's apply, with the page's bound on their count.
+    const Json points = {{"target", "points"}, {"points", {{-1, 0.5}, {0, 0}, {1, 0.5}}}, {"samples", 3}, {"interval", {-1, 1}}};
+    CHECK(serve::session_config(points)["points"] == Json::parse("[[-1, 0.5], [0, 0], [1, 0.5]]"));
+    Json unsorted = points;
+    unsorted["points"] = {{0, 0}, {-1, 0.5}, {1, 0.5}};
+    CHECK(message(unsorted).find("key 'points': row 2 ([-1, 0.5]): x below the row before (0)") != std::string::npos);
+    Json many = points;
+    many["points"] = Json::array();
+    for (int i = 0; i < 2001; ++i) many["points"].push_back({i / 2001.0, 0.0});
+    CHECK(message(many) == "key 'points': at most 2000 on the page (2001 given); `ffn-lab sweep` takes more");
     CHECK(message({{"seed", -1}}) == "key 'seed': expected an integer >= 0, got -1");
     CHECK(message(Json::array()) == "the request: expected a JSON object of parameters");
 }
