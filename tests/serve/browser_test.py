@@ -7,7 +7,8 @@ stated value, shows the units, switches to tanh and to one hidden unit,
 checks that the drawn curve changed each time, counts the states drawn per
 second at width 64, opens a link that restores a finished run and checks
 that "Copy as config" gives a config whose `ffn-lab sweep` has the page's
-final RMSE bit for bit. The browser's console must hold no error. A
+final RMSE bit for bit, and loads a target from a CSV file (and names the
+defect of a bad one). The browser's console must hold no error. A
 screenshot is saved.
 
 Usage: browser_test.py FFN_LAB WORK_FOLDER [SCREENSHOT.png]
@@ -148,6 +149,25 @@ def main():
         if per_second < 10:
             fail(f"{per_second:.1f} states drawn a second at width 64 (at least 10 wanted)")
         d.find_element(By.ID, "b-pause").click()
+
+        # A target from a CSV file: a header, unsorted lines; then a bad one,
+        # whose defect the page names.
+        good, bad = os.path.join(WORK, "points.csv"), os.path.join(WORK, "bad.csv")
+        with open(good, "w") as f:
+            f.write("x,y\n0.5,0.25\n-1,1\n0,0\n1,1\n-0.5,0.25\n")
+        with open(bad, "w") as f:
+            f.write("x,y\n0,1\nabc,2\n")
+        before = latest(d)
+        d.find_element(By.ID, "f-csv").send_keys(good)
+        new_session(d, before, "a session on the CSV's points")
+        shown = d.execute_script("return [session.params.target, session.params.points, document.getElementById('f-lo').value];")
+        if shown != ["points", [[-1, 1], [-0.5, 0.25], [0, 0], [0.5, 0.25], [1, 1]], "-1"]:
+            fail("the CSV's points did not become the target, sorted by x: " + json.dumps(shown))
+        d.find_element(By.ID, "f-csv").send_keys(bad)
+        WebDriverWait(d, 10).until(lambda _: d.find_element(By.ID, "error").is_displayed())
+        message = d.find_element(By.ID, "error").text
+        if 'bad.csv: line 3: "abc" is not a finite number' not in message:
+            fail("a bad CSV's message: " + message)
 
         # A link restores a run at its step; Copy as config gives its config.
         d.get(url + "?target=sin(3*x)&width=4&activation=relu&seed=3&lr=0.001&optimizer=adam&lo=-2&hi=2&units=0&step=5000")
