@@ -5,7 +5,7 @@ driven by chromium-driver through python3-selenium).
 It loads the page, presses Train and waits for the loss to fall below a
 stated value, shows the units, switches to tanh and to one hidden unit,
 checks that the drawn curve changed each time, counts the states drawn per
-second at width 64, opens a link that restores a finished run and checks
+second at width 64 (15 at least), opens a link that restores a finished run and checks
 that "Copy as config" gives a config whose `ffn-lab sweep` has the page's
 final RMSE bit for bit, and loads a target from a CSV file (and names the
 defect of a bad one). The browser's console must hold no error. A
@@ -146,8 +146,10 @@ def main():
         d.execute_script("window.__drawn = 0;")
         time.sleep(3)
         per_second = d.execute_script("return window.__drawn;") / 3
-        if per_second < 10:
-            fail(f"{per_second:.1f} states drawn a second at width 64 (at least 10 wanted)")
+        # The server sends one every 40 ms at most (25 a second); 15 leaves
+        # room for a busy machine and still catches a page that stutters.
+        if per_second < 15:
+            fail(f"{per_second:.1f} states drawn a second at width 64 (at least 15 wanted)")
         d.find_element(By.ID, "b-pause").click()
 
         # A target from a CSV file: a header, unsorted lines; then a bad one,
