@@ -20,6 +20,13 @@ inline runner::SweepResult run_config(const std::string& name, const std::vector
     return runner::execute(plan, {2, {}, {}});
 }
 
+// A numeric cell of a table (the test fails on an empty one).
+inline double num(const report::Table& t, std::size_t row, const std::string& column) {
+    const auto x = report::as_number(t.at(row, column));
+    REQUIRE_MESSAGE(x, "no number in column " << column << ", row " << row);
+    return *x;
+}
+
 inline const report::Table& table(const runner::SweepResult& r, const std::string& name) {
     for (const auto& t : r.tables)
         if (t.name() == name) return t;

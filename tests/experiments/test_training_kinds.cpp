@@ -12,11 +12,8 @@
 using namespace ffn;
 using report::Cell;
 using test::run_config;
+using test::num;
 using test::table;
-
-namespace {
-double num(const report::Table& t, std::size_t row, const std::string& column) { return *report::as_number(t.at(row, column)); }
-}  // namespace
 
 TEST_CASE("width_sweep: kinks never exceed m and no net beats the piecewise-linear bound") {
     const auto result = run_config("smoke/width_small.json");

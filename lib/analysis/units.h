@@ -1,0 +1,34 @@
+#pragma once
+// What the hidden units of a trained (or untrained) MLP respond to, where
+// the features of its inputs are known: the planted directions of a
+// synthetic task, the ground truth a real model never gives.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "nn/mlp.h"
+
+namespace ffn::analysis {
+
+struct UnitProfile {
+    double firing = 0;  // share of the inputs with a positive pre-activation (claim S1's "positive")
+    // From the unit's responses to one feature alone (see profile_units);
+    // empty for a unit that no such input moves.
+    std::optional<double> selectivity;
+    std::optional<std::size_t> features, best_feature;
+    double alignment = 0;  // max_i |cos(read vector, f_i)|; 0 for a zero read vector
+};
+
+// The units of the first layer of `mlp` (d -> m, then its activation), on
+// `inputs` (rows of d) and against `directions` (n vectors of d, unit
+// length). A unit j's response to feature i is
+//     R_ji = (|h_j(f_i) - h_j(0)| + |h_j(-f_i) - h_j(0)|) / 2,
+// the feature alone at unit strength either way; its selectivity is
+// max_i R_ji / sum_i R_ji (1: one feature explains it, 1/n: all alike),
+// its features those with R_ji >= half_max * max_i R_ji, its best feature
+// the argmax (the first, on a tie). In float64 from the model's T.
+template <class T>
+std::vector<UnitProfile> profile_units(const nn::MLP<T>& mlp, const nn::Matrix<T>& inputs,
+                                       const std::vector<std::vector<double>>& directions, double half_max = 0.5);
+
+}  // namespace ffn::analysis

@@ -1,0 +1,87 @@
+// analysis::profile_units on hand-built layers whose answers are known.
+// Every value here is a ratio of a few exactly representable numbers, so
+// the checks are exact up to one rounding of a division (Approx's default
+// 1e-5 relative is far looser than that, and far tighter than any error).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "analysis/units.h"
+
+using namespace ffn;
+
+namespace {
+
+// A d -> units -> d ReLU MLP whose first layer reads `rows` with `bias`.
+nn::MLP<double> first_layer(const std::vector<std::vector<double>>& rows, const std::vector<double>& bias) {
+    const std::size_t d = rows.front().size();
+    nn::MLP<double> mlp({d, rows.size(), d}, nn::Activation::relu);
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+        for (std::size_t k = 0; k < d; ++k) mlp.layers[0].weight(j, k) = rows[j][k];
+        mlp.layers[0].bias(j) = bias[j];
+    }
+    return mlp;
+}
+
+nn::Matrix<double> matrix(const std::vector<std::vector<double>>& rows) {
+    nn::Matrix<double> X = nn::Matrix<double>::from_shape({rows.size(), rows.front().size()});
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t k = 0; k < rows[r].size(); ++k) X(r, k) = rows[r][k];
+    return X;
+}
+
+const std::vector<std::vector<double>> kAxes = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+}  // namespace
+
+TEST_CASE("profile_units: a unit reading one planted direction is selective, aligned and answers one feature") {
+    const auto mlp = first_layer({{1, 0, 0}, {0, 0, 2}}, {0, -0.5});
+    const auto inputs = matrix({{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, 0, 1}});
+    const auto units = analysis::profile_units(mlp, inputs, kAxes);
+    REQUIRE(units.size() == 2);
+    CHECK(units[0].firing == doctest::Approx(0.25));  // only the first input
+    CHECK(units[1].firing == doctest::Approx(0.25));  // 2 - 0.5 > 0 on the last input only
+    for (const auto& u : units) {
+        REQUIRE(u.selectivity);
+        CHECK(*u.selectivity == doctest::Approx(1.0));
+        CHECK(*u.features == 1);
+        CHECK(u.alignment == doctest::Approx(1.0));
+    }
+    CHECK(*units[0].best_feature == 0);
+    CHECK(*units[1].best_feature == 2);
+}
+
+TEST_CASE("profile_units: a unit between two directions splits its response and its alignment") {
+    const double r = 1 / std::sqrt(2.0);
+    const auto mlp = first_layer({{r, r, 0}, {1, 0.4, 0}}, {0, 0});
+    const auto units = analysis::profile_units(mlp, matrix({{0, 0, 0}}), kAxes);
+    // Unit 0: R = (r/2, r/2, 0), so half of its response is each feature's.
+    CHECK(*units[0].selectivity == doctest::Approx(0.5));
+    CHECK(*units[0].features == 2);
+    CHECK(*units[0].best_feature == 0);  // the first of a tie
+    CHECK(units[0].alignment == doctest::Approx(r));
+    // Unit 1: R = (0.5, 0.2, 0): one feature at half its peak, two at 0.3.
+    CHECK(*units[1].selectivity == doctest::Approx(0.5 / 0.7));
+    CHECK(*units[1].features == 1);
+    CHECK(*analysis::profile_units(mlp, matrix({{0, 0, 0}}), kAxes, 0.3)[1].features == 2);
+    CHECK(units[1].alignment == doctest::Approx(1 / std::sqrt(1.16)));
+    CHECK(units[0].firing == 0.0);  // the zero input: pre-activation 0 is not positive
+}
+
+TEST_CASE("profile_units: a unit no feature moves has no selectivity, and a zero read vector no alignment") {
+    const auto mlp = first_layer({{0, 0, 0}, {1, 0, 0}}, {0.5, -2});
+    const auto units = analysis::profile_units(mlp, matrix({{1, 1, 1}, {0, 0, 0}}), kAxes);
+    CHECK(units[0].firing == 1.0);  // its bias alone
+    CHECK_FALSE(units[0].selectivity);
+    CHECK_FALSE(units[0].features);
+    CHECK(units[0].alignment == 0.0);
+    CHECK_FALSE(units[1].selectivity);  // ReLU keeps it at 0 for any one feature at unit strength
+    CHECK(units[1].alignment == doctest::Approx(1.0));
+}
+
+TEST_CASE("profile_units: inputs or directions of another width are refused") {
+    const auto mlp = first_layer({{1, 0, 0}}, {0});
+    CHECK_THROWS_WITH(analysis::profile_units(mlp, matrix({{1, 0}}), kAxes), doctest::Contains("inputs' width"));
+    CHECK_THROWS_WITH(analysis::profile_units(mlp, matrix({{1, 0, 0}}), {{1, 0}}), doctest::Contains("direction's length"));
+}
