@@ -143,15 +143,7 @@ Task<T> make_task(const runner::Run& run) {
     t.x_test = inputs<T>(run, static_cast<std::size_t>(run.integer("test_tokens")), "test");
     t.y_train = targets(run, t.x_train);
     t.y_test = targets(run, t.x_test);
-    const std::size_t rows = t.y_test.shape()[0], d = t.y_test.shape()[1];
-    for (std::size_t i = 0; i < d; ++i) {
-        double mean = 0, square = 0;
-        for (std::size_t r = 0; r < rows; ++r) mean += static_cast<double>(t.y_test(r, i));
-        mean /= static_cast<double>(rows);
-        for (std::size_t r = 0; r < rows; ++r) square += (static_cast<double>(t.y_test(r, i)) - mean) * (static_cast<double>(t.y_test(r, i)) - mean);
-        t.test_variance += square / static_cast<double>(rows);
-    }
-    t.test_variance /= static_cast<double>(d);
+    t.test_variance = train::mean_column_variance(t.y_test);
     return t;
 }
 

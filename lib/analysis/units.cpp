@@ -59,9 +59,9 @@ std::vector<UnitProfile> profile_units(const nn::MLP<T>& mlp, const nn::Matrix<T
         for (std::size_t k = 0; k < d; ++k) ww += static_cast<double>(w[k]) * w[k];
         if (ww == 0) continue;
         for (const auto& f : directions) {
-            double dot = 0;
-            for (std::size_t k = 0; k < d; ++k) dot += static_cast<double>(w[k]) * f[k];
-            u.alignment = std::max(u.alignment, std::abs(dot) / std::sqrt(ww));
+            double dot = 0, ff = 0;
+            for (std::size_t k = 0; k < d; ++k) dot += static_cast<double>(w[k]) * f[k], ff += f[k] * f[k];
+            if (ff > 0) u.alignment = std::max(u.alignment, std::abs(dot) / std::sqrt(ww * ff));
         }
     }
     return units;

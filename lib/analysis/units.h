@@ -16,12 +16,13 @@ struct UnitProfile {
     // empty for a unit that no such input moves.
     std::optional<double> selectivity;
     std::optional<std::size_t> features, best_feature;
-    double alignment = 0;  // max_i |cos(read vector, f_i)|; 0 for a zero read vector
+    double alignment = 0;  // max_i |cos(read vector, f_i)|; 0 for a zero read vector or direction
 };
 
 // The units of the first layer of `mlp` (d -> m, then its activation), on
-// `inputs` (rows of d) and against `directions` (n vectors of d, unit
-// length). A unit j's response to feature i is
+// `inputs` (rows of d) and against `directions` (n vectors of d; the
+// responses are to each as given, so unit length makes them comparable).
+// A unit j's response to feature i is
 //     R_ji = (|h_j(f_i) - h_j(0)| + |h_j(-f_i) - h_j(0)|) / 2,
 // the feature alone at unit strength either way; its selectivity is
 // max_i R_ji / sum_i R_ji (1: one feature explains it, 1/n: all alike),

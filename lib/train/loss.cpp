@@ -52,6 +52,23 @@ std::vector<double> batched_mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>
     return losses;
 }
 
+template <class T>
+double mean_column_variance(const nn::Matrix<T>& Y) {
+    const std::size_t rows = Y.shape()[0], cols = Y.shape()[1];
+    if (rows == 0 || cols == 0) return 0.0;
+    double total = 0;
+    for (std::size_t i = 0; i < cols; ++i) {
+        double mean = 0, square = 0;
+        for (std::size_t r = 0; r < rows; ++r) mean += static_cast<double>(Y(r, i));
+        mean /= static_cast<double>(rows);
+        for (std::size_t r = 0; r < rows; ++r) square += (static_cast<double>(Y(r, i)) - mean) * (static_cast<double>(Y(r, i)) - mean);
+        total += square / static_cast<double>(rows);
+    }
+    return total / static_cast<double>(cols);
+}
+
+template double mean_column_variance<float>(const nn::Matrix<float>&);
+template double mean_column_variance<double>(const nn::Matrix<double>&);
 template double mse_loss<float>(const nn::Matrix<float>&, const nn::Matrix<float>&, nn::Matrix<float>&);
 template double mse_loss<double>(const nn::Matrix<double>&, const nn::Matrix<double>&, nn::Matrix<double>&);
 template std::vector<double> batched_mse_loss<float>(const nn::Matrix<float>&, const nn::Matrix<float>&, std::size_t,

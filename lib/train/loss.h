@@ -18,4 +18,10 @@ template <class T>
 std::vector<double> batched_mse_loss(const nn::Matrix<T>& Y, const nn::Matrix<T>& target, std::size_t instances,
                                      nn::Matrix<T>& grad);
 
+// The targets' variance per column (about the column's mean, over rows),
+// averaged over columns: the MSE of predicting each column's mean, the
+// yardstick a normalised MSE divides by. Two passes, in float64.
+template <class T>
+double mean_column_variance(const nn::Matrix<T>& Y);
+
 }  // namespace ffn::train

@@ -1,7 +1,7 @@
 // analysis::profile_units on hand-built layers whose answers are known.
-// Every value here is a ratio of a few exactly representable numbers, so
-// the checks are exact up to one rounding of a division (Approx's default
-// 1e-5 relative is far looser than that, and far tighter than any error).
+// Every value here is a ratio of a few small numbers, computed in float64
+// with a few roundings (1/sqrt(2) among them), so Approx's default 1e-5
+// relative is far looser than their error and far tighter than any mistake.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -78,6 +78,26 @@ TEST_CASE("profile_units: a unit no feature moves has no selectivity, and a zero
     CHECK(units[0].alignment == 0.0);
     CHECK_FALSE(units[1].selectivity);  // ReLU keeps it at 0 for any one feature at unit strength
     CHECK(units[1].alignment == doctest::Approx(1.0));
+}
+
+TEST_CASE("profile_units: a unit on at the zero input is measured from its value there") {
+    // h(0) = 0.5, h(f0) = 1.5, h(-f0) = relu(-0.5) = 0: R0 = (1 + 0.5) / 2; a
+    // direction of length 2 counts for its direction only in the alignment.
+    const auto mlp = first_layer({{1, 0, 0}}, {0.5});
+    const auto units = analysis::profile_units(mlp, matrix({{0, 0, 0}}), {{1, 0, 0}, {0, 1, 0}});
+    CHECK(units[0].firing == 1.0);
+    CHECK(*units[0].selectivity == doctest::Approx(1.0));  // R = (0.75, 0)
+    CHECK(analysis::profile_units(mlp, matrix({{0, 0, 0}}), {{2, 0, 0}})[0].alignment == doctest::Approx(1.0));
+    // A GELU unit is never exactly off: the feature it does not read moves it
+    // not at all only because its weight there is 0.
+    nn::MLP<double> gelu({3, 1, 3}, nn::Activation::gelu);
+    gelu.layers[0].weight(0, 0) = 1;
+    gelu.layers[0].weight(0, 1) = gelu.layers[0].weight(0, 2) = 0;
+    gelu.layers[0].bias(0) = 0;
+    const auto g = analysis::profile_units(gelu, matrix({{0, 0, 0}}), kAxes);
+    // R0 = (gelu(1) + |gelu(-1)|) / 2 = (0.8413 + 0.1587) / 2 = 0.5, the others 0.
+    CHECK(*g[0].selectivity == doctest::Approx(1.0));
+    CHECK(*g[0].features == 1);
 }
 
 TEST_CASE("profile_units: inputs or directions of another width are refused") {

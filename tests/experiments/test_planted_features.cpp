@@ -28,21 +28,38 @@ const std::vector<std::string> kOnePoint = {"sweep.features=[10]", "sweep.target
 
 }  // namespace
 
-TEST_CASE("planted_features: without training, the trained units are the initial ones and none moved") {
+TEST_CASE("planted_features: without training, the trained units are the initial ones, and no seed counts as learned") {
     auto sets = kOnePoint;
     sets.push_back("steps=0");
     const auto result = run_config("planted_features.json", sets);
+    const auto& runs = table(result, "runs");
+    REQUIRE(runs.row_count() == 3);
+    for (std::size_t r = 0; r < 3; ++r) {
+        for (const char* metric : {"firing", "selectivity", "features", "alignment"})
+            CHECK(runs.at(r, std::string(metric) + "_init") == runs.at(r, std::string(metric) + "_trained"));
+        CHECK(runs.at(r, "learned") == Cell{false});  // an untrained model does worse than the mean
+    }
+    const auto& units = table(result, "units");
+    REQUIRE(units.row_count() == 3 * 2 * 80);  // seeds x stages x units
+    for (std::size_t r = 0; r < units.row_count(); r += 160)
+        for (std::size_t j = 0; j < 80; ++j) CHECK(units.at(r + j, "selectivity") == units.at(r + 80 + j, "selectivity"));
     const auto& t = table(result, "init_vs_trained");
     REQUIRE(t.row_count() == 4);
     for (const char* metric : {"firing", "selectivity", "features", "alignment"}) {
-        const std::size_t r = row_of(t, metric);
-        CHECK(t.at(r, "init_median") == t.at(r, "trained_median"));
-        CHECK(t.at(r, "init_q10") == t.at(r, "trained_q10"));
-        CHECK(num(t, r, "seeds_moved") == 0);
-        CHECK(num(t, r, "seeds") == 3);
-        CHECK(num(t, r, "init_units") <= 3 * 80);
+        CHECK(num(t, row_of(t, metric), "seeds") == 0);
+        CHECK(num(t, row_of(t, metric), "not_learned") == 3);
     }
-    CHECK(table(result, "units").row_count() == 3 * 2 * 80);  // seeds x stages x units
+}
+
+TEST_CASE("planted_features: every unit has a firing share and an alignment, selectivity only where a probe moves it") {
+    auto sets = kOnePoint;
+    sets.push_back("steps=300");
+    const auto result = run_config("planted_features.json", sets);
+    const auto& t = table(result, "init_vs_trained");
+    CHECK(num(t, row_of(t, "firing"), "init_units") == 3 * 80);
+    CHECK(num(t, row_of(t, "alignment"), "trained_units") == 3 * 80);
+    CHECK(num(t, row_of(t, "selectivity"), "init_units") <= 3 * 80);
+    CHECK(t.at(row_of(t, "selectivity"), "init_units") == t.at(row_of(t, "features"), "init_units"));
 }
 
 TEST_CASE("planted_features: trained on |strength| without superposition, ReLU units become selective in every seed") {
@@ -66,6 +83,22 @@ TEST_CASE("planted_features: the linear control is fitted without making units s
     CHECK(num(t, row_of(t, "firing"), "trained_median") > 0.9);  // the units work as a linear map
     const auto& runs = table(result, "runs");
     for (std::size_t r = 0; r < runs.row_count(); ++r) CHECK(num(runs, r, "probe_nmse") < 0.01);
+}
+
+TEST_CASE("planted_features: a model that diverged or learned nothing is left out, and said to be") {
+    auto sets = kOnePoint;
+    sets.insert(sets.end(), {"steps=200", "lr=1e37"});
+    const auto result = run_config("planted_features.json", sets);
+    const auto& runs = table(result, "runs");
+    for (std::size_t r = 0; r < runs.row_count(); ++r) {
+        CHECK(runs.at(r, "learned") == Cell{false});
+        CHECK_FALSE(report::as_number(runs.at(r, "selectivity_trained")));
+    }
+    const auto& t = table(result, "init_vs_trained");
+    const std::size_t sel = row_of(t, "selectivity");
+    CHECK(num(t, sel, "seeds") == 0);
+    CHECK(num(t, sel, "not_learned") == 3);
+    CHECK(num(t, sel, "seeds_moved") == 0);
 }
 
 TEST_CASE("planted_features: a density of 0 is refused before any run") {
