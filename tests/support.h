@@ -3,9 +3,11 @@
 // tree's location, and every kernel family in turn.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/isa.h"
 
@@ -31,6 +33,16 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// Bit for bit (memcmp: -0 and +0 differ, a NaN equals only its own bits).
+template <class T>
+bool same_bits(const T* a, const T* b, std::size_t n) {
+    return std::memcmp(a, b, n * sizeof(T)) == 0;
+}
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && same_bits(a.data(), b.data(), a.size());
+}
 
 inline std::string source_path(const std::string& relative) {
     return (std::filesystem::path(FFNLAB_TEST_SOURCE_DIR) / relative).string();

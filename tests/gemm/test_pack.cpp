@@ -16,6 +16,7 @@
 #include "gemm/dispatch.h"
 
 using namespace ffn::gemm;
+using ffn::test::same_bits;
 
 namespace {
 
@@ -43,9 +44,6 @@ struct AlignedBuffer {
     std::size_t size;
     T* data;
 };
-
-template <class T>
-bool same_bits(const T* a, const T* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(T)) == 0; }
 
 template <class T>
 void check_family(const KernelShape<T>& shape) {

@@ -42,7 +42,7 @@ std::vector<T> inputs() {
 // x86 instruction passes on depends on operand order, which the compiler may
 // swap in commutative operations; tables print every NaN alike.
 template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+bool same_bits_any_nan(const std::vector<T>& a, const std::vector<T>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (std::isnan(a[i]) && std::isnan(b[i])) continue;
@@ -65,21 +65,21 @@ void check_every_family() {
         ffn::test::for_each_isa([&](const std::string&) {
             std::vector<T> values = xs;
             ffn::nn::activate_inplace<T>(a, values);
-            CHECK(same_bits(values, scalar_value));
+            CHECK(same_bits_any_nan(values, scalar_value));
             std::vector<T> grad(xs.size(), T(1));
             ffn::nn::multiply_by_derivative<T>(a, xs, grad);
-            CHECK(same_bits(grad, scalar_derivative));
+            CHECK(same_bits_any_nan(grad, scalar_derivative));
             // Value and derivative in one pass (a layer keeping act' for its
             // backward pass): the same bits as the two passes.
             std::vector<T> both = xs, derivative(xs.size(), T(-7));
             ffn::nn::activate_keeping_derivative<T>(a, both, derivative);
-            CHECK(same_bits(both, scalar_value));
-            CHECK(same_bits(derivative, scalar_derivative));
+            CHECK(same_bits_any_nan(both, scalar_value));
+            CHECK(same_bits_any_nan(derivative, scalar_derivative));
             // Short arrays: only the remainder loop.
             for (std::size_t n = 1; n < 9; ++n) {
                 std::vector<T> head(xs.begin() + 4000, xs.begin() + 4000 + static_cast<long>(n));
                 ffn::nn::activate_inplace<T>(a, head);
-                CHECK(same_bits(head, std::vector<T>(scalar_value.begin() + 4000, scalar_value.begin() + 4000 + static_cast<long>(n))));
+                CHECK(same_bits_any_nan(head, std::vector<T>(scalar_value.begin() + 4000, scalar_value.begin() + 4000 + static_cast<long>(n))));
             }
         });
     }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "gemm/gemm.h"
@@ -27,13 +28,9 @@
 #include "train/optimizer.h"
 
 using namespace ffn;
+using test::same_bits;
 
 namespace {
-
-template <class T>
-bool same_bits(const T* a, const T* b, std::size_t n) {
-    return std::memcmp(a, b, n * sizeof(T)) == 0;
-}
 
 template <class T>
 using ModulePtr = std::unique_ptr<nn::Module<T>>;

@@ -22,6 +22,7 @@
 using namespace ffn;
 using namespace ffn::nn;
 using namespace ffn::train;
+using ffn::test::same_bits;
 
 namespace {
 
@@ -38,11 +39,6 @@ std::vector<T> weights_of(MLP<T>& net) {
     std::vector<T> out;
     for (const auto& p : net.parameters()) out.insert(out.end(), p.value, p.value + p.size());
     return out;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 struct Samples {
