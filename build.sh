@@ -43,14 +43,15 @@ install_missing() {
 # two, and glibc's non-FMA libm: the per-seed tables too, which check does
 # not compare. The third case trains GELU nets (smooth activations run
 # through their own vectorised loops); the fourth, every GLU variant; the
-# fifth, toy models of superposition; the sixth, MLPs trained on planted
-# features.
+# fifth, toy models of superposition; the sixth and seventh, MLPs trained
+# on planted features, and their units' contrasts and ablations.
 same_files_everywhere() {
     for case in "configs/width_quick.json" "configs/firing.json" \
                 "configs/width_quick.json --set activation=gelu --set seeds=[0,1,2]" \
                 "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
                 "configs/tms_pentagon.json --set steps=300" \
-                "configs/planted_features.json --set seeds=[0,1] --set steps=300"; do
+                "configs/planted_features.json --set seeds=[0,1] --set steps=300" \
+                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=99"; do
         out=build/same_files
         rm -rf "$out"
         # shellcheck disable=SC2086 # the case's words are its arguments
@@ -78,13 +79,13 @@ same_files_everywhere() {
 # sweep on every family. The toy models of superposition train many small
 # products for 10000 steps a model; same_files_everywhere runs
 # tms_pentagon.json for 300 steps with every family and libm, which reaches
-# the same products and the same loops. planted_features.json trains 80
-# MLPs through the gemm like glu_variants.json; same_files_everywhere runs
-# it on two seeds for 300 steps.
+# the same products and the same loops. planted_features.json and
+# unit_contrast.json train 80 MLPs each through the gemm like
+# glu_variants.json; same_files_everywhere runs them short.
 configs_for_every_family() {
     for config in configs/*.json; do
         case "$config" in
-            configs/activations.json|configs/width_neighbours.json|configs/glu_variants.json|configs/planted_features.json|configs/tms_*.json) ;;
+            configs/activations.json|configs/width_neighbours.json|configs/glu_variants.json|configs/planted_features.json|configs/unit_contrast.json|configs/tms_*.json) ;;
             *) echo "$config" ;;
         esac
     done

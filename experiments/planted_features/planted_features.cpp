@@ -13,7 +13,7 @@
 
 #include "analysis/units.h"
 #include "core/stats.h"
-#include "experiments/planted_features/planted_task.h"
+#include "experiments/support/planted_task.h"
 #include "runner/experiment.h"
 #include "train/fit.h"
 

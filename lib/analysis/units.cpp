@@ -67,6 +67,48 @@ std::vector<UnitProfile> profile_units(const nn::MLP<T>& mlp, const nn::Matrix<T
     return units;
 }
 
+template <class T>
+AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::size_t j, double replacement,
+                           const std::vector<double>& q) {
+    if (mlp.layers.size() != 2) throw Error("ablate_unit: the MLP must have one hidden layer");
+    const auto& up = mlp.layers[0];
+    const auto& down = mlp.layers[1];
+    const std::size_t m = up.out_features(), d = down.out_features();
+    if (j >= m) throw Error("ablate_unit: no such hidden unit");
+    if (q.size() != d) throw Error("ablate_unit: the readout's length is not the output width");
+    nn::Matrix<T> H = nn::apply(up, X);
+    nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
+    const nn::Matrix<T> Y = nn::apply(down, H);
+    const std::size_t rows = H.shape()[0];
+    // The replacement as the model holds it (a T), so that the prediction
+    // is about the arithmetic, not about a cast.
+    const double r = static_cast<double>(static_cast<T>(replacement));
+    std::vector<double> h(rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+        h[i] = H.data()[i * m + j];
+        H.data()[i * m + j] = static_cast<T>(r);
+    }
+    const nn::Matrix<T> Y2 = nn::apply(down, H);
+    double qc = 0;
+    for (std::size_t k = 0; k < d; ++k) qc += q[k] * static_cast<double>(down.weight.data()[k * m + j]);
+    AblationEffect e{rows, d, std::vector<double>(rows * d), std::vector<double>(rows), std::vector<double>(rows)};
+    for (std::size_t i = 0; i < rows; ++i) {
+        double readout = 0;
+        for (std::size_t k = 0; k < d; ++k) {
+            const double dy = static_cast<double>(Y2.data()[i * d + k]) - static_cast<double>(Y.data()[i * d + k]);
+            e.output_change[i * d + k] = dy;
+            readout += q[k] * dy;
+        }
+        e.readout_recomputed[i] = readout;
+        e.readout_predicted[i] = (r - h[i]) * qc;
+    }
+    return e;
+}
+
+template AblationEffect ablate_unit<float>(const nn::MLP<float>&, const nn::Matrix<float>&, std::size_t, double,
+                                           const std::vector<double>&);
+template AblationEffect ablate_unit<double>(const nn::MLP<double>&, const nn::Matrix<double>&, std::size_t, double,
+                                            const std::vector<double>&);
 template std::vector<UnitProfile> profile_units<float>(const nn::MLP<float>&, const nn::Matrix<float>&,
                                                        const std::vector<std::vector<double>>&, double);
 template std::vector<UnitProfile> profile_units<double>(const nn::MLP<double>&, const nn::Matrix<double>&,

@@ -32,4 +32,20 @@ template <class T>
 std::vector<UnitProfile> profile_units(const nn::MLP<T>& mlp, const nn::Matrix<T>& inputs,
                                        const std::vector<std::vector<double>>& directions, double half_max = 0.5);
 
+// Unit j of a two-layer `mlp` (d -> m -> d_out) set to `replacement` on
+// every row of X, the rest of the model as it is: per row, the change of
+// the output y' - y, of a linear readout q.(y' - y) recomputed from it, and
+// the readout's change as the down projection predicts it at once,
+// (replacement - h_j) q.c_j with c_j the unit's write vector (column j of
+// the down weights): doc 003's "-h_j q.c_j" for replacement 0. The two
+// readout figures differ by the rounding of the outputs only.
+struct AblationEffect {
+    std::size_t rows = 0, outputs = 0;
+    std::vector<double> output_change;  // rows x outputs, row-major
+    std::vector<double> readout_recomputed, readout_predicted;  // per row
+};
+template <class T>
+AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::size_t j, double replacement,
+                           const std::vector<double>& q);
+
 }  // namespace ffn::analysis

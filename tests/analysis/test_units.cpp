@@ -105,3 +105,29 @@ TEST_CASE("profile_units: inputs or directions of another width are refused") {
     CHECK_THROWS_WITH(analysis::profile_units(mlp, matrix({{1, 0}}), kAxes), doctest::Contains("inputs' width"));
     CHECK_THROWS_WITH(analysis::profile_units(mlp, matrix({{1, 0, 0}}), {{1, 0}}), doctest::Contains("direction's length"));
 }
+
+TEST_CASE("ablate_unit: doc 003's worked ablation, unit 4 zeroed") {
+    // Doc 003's 3-4-3 MLP at x = (1, -1, 2): h = (0, 2, 0, 1), and zeroing
+    // unit 4 changes the output by (-1, 2, 0): its write vector is
+    // c_4 = (1, -2, 0), so the third-coordinate readout does not move and
+    // the second moves by -h_4 q.c_4 = -1 * -2 = 2. Small integers in
+    // float64: exact.
+    auto mlp = first_layer({{1, 1, 0}, {0, -1, 1}, {1, 0, -1}, {-1, 1, 1}}, {0, -1, 1, 1});
+    const std::vector<std::vector<double>> w_out = {{1, 0, -1, 1}, {0, 1, 0, -2}, {1, -1, 2, 0}};
+    for (std::size_t k = 0; k < 3; ++k) {
+        for (std::size_t j = 0; j < 4; ++j) mlp.layers[1].weight(k, j) = w_out[k][j];
+        mlp.layers[1].bias(k) = k == 1 ? 0.5 : 0.0;
+    }
+    const auto x = matrix({{1, -1, 2}});
+    const auto third = analysis::ablate_unit(mlp, x, 3, 0.0, {0, 0, 1});
+    CHECK(third.output_change == std::vector<double>{-1, 2, 0});
+    CHECK(third.readout_recomputed[0] == 0.0);
+    CHECK(third.readout_predicted[0] == 0.0);
+    const auto second = analysis::ablate_unit(mlp, x, 3, 0.0, {0, 1, 0});
+    CHECK(second.readout_recomputed[0] == 2.0);
+    CHECK(second.readout_predicted[0] == 2.0);
+    // Replaced by 3 instead of zeroed: the change is (3 - 1) c_4.
+    CHECK(analysis::ablate_unit(mlp, x, 3, 3.0, {0, 1, 0}).readout_predicted[0] == -4.0);
+    CHECK_THROWS_WITH(analysis::ablate_unit(mlp, x, 4, 0.0, {0, 0, 1}), doctest::Contains("no such hidden unit"));
+    CHECK_THROWS_WITH(analysis::ablate_unit(mlp, x, 0, 0.0, {0, 1}), doctest::Contains("readout's length"));
+}
