@@ -28,7 +28,7 @@ namespace {
 using report::Cell;
 using report::ColumnType;
 
-const std::vector<std::string> kGroups = {"feature", "random"};
+const std::vector<std::string> kGroups = {"feature", "random", "given"};
 const std::vector<std::string> kReplacements = {"zero", "mean"};
 // The per-run counts the survival table sums over seeds.
 constexpr const char* kCounts[] = {"winners", "naive_significant", "significant", "survived", "winners_planted", "survived_planted"};
@@ -51,7 +51,8 @@ Hidden hidden_of(const nn::MLP<T>& mlp, const nn::Matrix<T>& X) {
 
 // Per unit: the means of rows labelled 1 (group a) and 0 (group b), and
 // the standardised contrast (mean_a - mean_b) / sqrt((var_a + var_b) / 2)
-// with sample variances; 0 for a unit constant over both groups.
+// with sample variances; 0 for a unit constant within each group, which
+// has no standardised contrast (and is never chosen).
 struct Contrasts {
     std::vector<double> mean_a, mean_b, effect;
 };
@@ -85,75 +86,200 @@ Contrasts contrasts(const Hidden& H, const std::vector<char>& label) {
     return c;
 }
 
-// `rows` labels, the first half 1 (group a), the rest 0.
-std::vector<char> halves(std::size_t rows) {
-    std::vector<char> label(rows, 0);
-    std::fill(label.begin(), label.begin() + static_cast<std::ptrdiff_t>(rows / 2), 1);
-    return label;
+// One split's inputs, group a's rows first, and their labels (1: group a).
+template <class T>
+struct Split {
+    nn::Matrix<T> X;
+    std::size_t a = 0;
+    std::vector<char> labels() const {
+        std::vector<char> label(X.shape()[0], 0);
+        std::fill(label.begin(), label.begin() + static_cast<std::ptrdiff_t>(a), 1);
+        return label;
+    }
+};
+
+// Rows [from, to) of X.
+template <class T>
+nn::Matrix<T> row_range(const nn::Matrix<T>& X, std::size_t from, std::size_t to) {
+    const std::size_t d = X.shape()[1];
+    nn::Matrix<T> out = nn::Matrix<T>::from_shape({to - from, d});
+    std::copy(X.begin() + static_cast<std::ptrdiff_t>(from * d), X.begin() + static_cast<std::ptrdiff_t>(to * d), out.begin());
+    return out;
+}
+
+// A config's inputs as rows of T, in an order shuffled by `rng`.
+template <class T>
+nn::Matrix<T> shuffled_rows(const std::vector<std::vector<double>>& rows, Rng& rng) {
+    std::vector<std::size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    rng.shuffle(order);
+    const std::size_t d = rows.front().size();
+    nn::Matrix<T> X = nn::Matrix<T>::from_shape({rows.size(), d});
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t k = 0; k < d; ++k) X.data()[r * d + k] = static_cast<T>(rows[order[r]][k]);
+    return X;
 }
 
 // The two groups of one split stacked, group a first.
 template <class T>
-nn::Matrix<T> stack(const nn::Matrix<T>& a, const nn::Matrix<T>& b) {
+Split<T> stack(const nn::Matrix<T>& a, const nn::Matrix<T>& b) {
     nn::Matrix<T> X = nn::Matrix<T>::from_shape({a.shape()[0] + b.shape()[0], a.shape()[1]});
     std::copy(a.begin(), a.end(), X.begin());
     std::copy(b.begin(), b.end(), X.begin() + static_cast<std::ptrdiff_t>(a.size()));
-    return X;
+    return {std::move(X), a.shape()[0]};
 }
 
-// An ablation's effect over the held-out rows (group a the first half):
-// the RMS over rows of |y' - y|, the mean readout change in each group,
-// the mean predicted and recomputed readout change, and the largest
-// difference of the two on any row.
+// An ablation's effect over the held-out rows (group a's `in_a` rows
+// first): the RMS over rows of |y' - y|, the mean readout change in each
+// group, the mean predicted and recomputed readout change, and the largest
+// difference of the two on any row (NaN if any row's is).
 struct Ablation {
     double output_change = 0, readout_a = 0, readout_b = 0, predicted = 0, recomputed = 0, identity_error = 0;
 };
 
-Ablation summarize(const analysis::AblationEffect& e) {
+Ablation summarize(const analysis::AblationEffect& e, std::size_t in_a) {
     Ablation a;
-    const std::size_t half = e.rows / 2;
     for (std::size_t r = 0; r < e.rows; ++r) {
         for (std::size_t k = 0; k < e.outputs; ++k) a.output_change += e.output_change[r * e.outputs + k] * e.output_change[r * e.outputs + k];
-        (r < half ? a.readout_a : a.readout_b) += e.readout_recomputed[r];
+        (r < in_a ? a.readout_a : a.readout_b) += e.readout_recomputed[r];
         a.predicted += e.readout_predicted[r];
         a.recomputed += e.readout_recomputed[r];
-        a.identity_error = std::max(a.identity_error, std::abs(e.readout_predicted[r] - e.readout_recomputed[r]));
+        const double gap = std::abs(e.readout_predicted[r] - e.readout_recomputed[r]);
+        a.identity_error = std::isnan(gap) || std::isnan(a.identity_error) ? std::nan("") : std::max(a.identity_error, gap);
     }
     const double n = static_cast<double>(e.rows);
     a.output_change = std::sqrt(a.output_change / n);
-    a.readout_a /= static_cast<double>(half);
-    a.readout_b /= static_cast<double>(e.rows - half);
+    a.readout_a /= static_cast<double>(in_a);
+    a.readout_b /= static_cast<double>(e.rows - in_a);
     a.predicted /= n;
     a.recomputed /= n;
     return a;
 }
 
+// The smallest p-value a permutation test of `permutations` relabellings
+// of `rows` inputs, `in_a` of them in group a, can give: 1 / (P + 1), or,
+// where the distinct relabellings are fewer than P, about one over their
+// count (a relabelling that repeats adds nothing).
+double smallest_p(std::size_t rows, std::size_t in_a, std::int64_t permutations) {
+    const double log_distinct = std::lgamma(static_cast<double>(rows) + 1) - std::lgamma(static_cast<double>(in_a) + 1) -
+                                std::lgamma(static_cast<double>(rows - in_a) + 1);
+    return std::max(1.0 / (1.0 + static_cast<double>(permutations)), std::exp(-log_distinct));
+}
+
+// The held-out inputs of a run: `group_samples` a group, or the second
+// half of each given group.
+std::pair<std::size_t, std::size_t> held_out_sizes(const runner::Run& r) {
+    if (r.string("groups") != "given") {
+        const auto n = static_cast<std::size_t>(r.integer("group_samples"));
+        return {n, n};
+    }
+    const std::size_t a = r.matrix("inputs_a").size(), b = r.matrix("inputs_b").size();
+    return {a - a / 2, b - b / 2};
+}
+
+// What the groups, the readout, a loaded model and the tests need of each
+// other, before any run starts.
+void refuse_bad_settings(const runner::Run& r) {
+    const auto d = static_cast<std::size_t>(r.integer("d"));
+    const bool given = r.string("groups") == "given", loaded = !r.string("weights").empty();
+    if (loaded && !given)
+        throw Error("key 'groups': a model from 'weights' has no planted features; give its groups as \"given\" with inputs_a and inputs_b");
+    for (const char* key : {"inputs_a", "inputs_b"}) {
+        const auto rows = r.matrix(key);
+        if (!given && !rows.empty())
+            throw Error(fmt::format("key '{}': inputs are read only with groups \"given\" (groups is \"{}\")", key, r.string("groups")));
+        if (!given) continue;
+        if (rows.size() < 4)
+            throw Error(fmt::format("key '{}': {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)", key, rows.size()));
+        if (rows.front().size() != d)
+            throw Error(fmt::format("key '{}': inputs of {} values, but the model reads d = {}", key, rows.front().size(), d));
+    }
+    const std::size_t q = r.numbers("readout").size();
+    if (q != 0 && q != d) throw Error(fmt::format("key 'readout': {} values, but the model writes d = {}", q, d));
+    if (q == 0 && given) throw Error("key 'readout': groups \"given\" need a readout q of d values (there is no planted direction to use)");
+    if (!loaded && r.integer("feature") >= r.integer("features"))
+        throw Error(fmt::format("key 'feature': {} is not one of the {} planted features (0 to {})", r.integer("feature"),
+                                r.integer("features"), r.integer("features") - 1));
+    if (r.integer("top") > r.integer("m"))
+        throw Error(fmt::format("key 'top': {} units cannot be chosen from the {} hidden units", r.integer("top"), r.integer("m")));
+    const double alpha = r.number("alpha");
+    if (alpha <= 0 || alpha >= 1) throw Error(fmt::format("key 'alpha': {} is not a significance level (it must lie strictly between 0 and 1)", alpha));
+    // A held-out test that could never pass would print "0 survive" as if
+    // it were a finding.
+    const auto [a, b] = held_out_sizes(r);
+    const double floor = static_cast<double>(r.integer("top")) * smallest_p(a + b, a, r.integer("permutations"));
+    if (floor >= alpha)
+        throw Error(fmt::format("keys 'permutations', 'top', 'alpha': the held-out test of {} winners on {} + {} inputs gives p >= {:.3g}, "
+                                "never below alpha = {}; more permutations, inputs or a larger alpha",
+                                r.integer("top"), a, b, floor, alpha));
+}
+
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const planted::Task<T> task = planted::make_task<T>(run);
-    nn::MLP<T> mlp = planted::make_model<T>(run);
-    const train::FitRecord record = planted::train_model(run, mlp, task);
-    const planted::Fit fit = planted::score(mlp, task, record);
+    // The model: trained on the planted task, or read from `weights` (then
+    // the task's keys are not used and there is no ground truth).
+    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
+    std::optional<planted::Task<T>> task;
+    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
+    std::string status = "loaded";
+    planted::Fit fit{.usable = true, .learned = true};
+    if (!run.string("weights").empty()) {
+        nn::load_weights(run.string("weights"), mlp, weight_names(run), torch_sequential_names());
+    } else {
+        task = planted::make_task<T>(run);
+        mlp = planted::make_model<T>(run);
+        const train::FitRecord record = planted::train_model(run, mlp, *task);
+        fit = planted::score(mlp, *task, record);
+        status = record.status;
+    }
+
+    report::Table chosen("chosen");
+    chosen.add_column("rank", ColumnType::integer).add_column("unit", ColumnType::integer);
+    for (const char* c : {"mean_a", "mean_b", "contrast_discovery", "p_uncorrected", "p_corrected", "contrast_held_out", "p_held_out"})
+        chosen.add_column(c, ColumnType::real, 4);
+    chosen.add_column("survived", ColumnType::boolean).add_column("best_feature", ColumnType::integer);
+    for (const char* c : {"alignment", "output_change", "readout_change_a", "readout_change_b", "readout_predicted",
+                          "readout_recomputed", "identity_error"})
+        chosen.add_column(c, ColumnType::real, 4);
+    chosen.add_key("rank");
+    report::Table r("run");
+    r.add_column("status", ColumnType::text).add_column("probe_nmse", ColumnType::real, 4).add_column("learned", ColumnType::boolean);
+    for (const char* c : kCounts) r.add_column(c, ColumnType::integer);
+    r.add_column("planted_units", ColumnType::integer).add_column("identity_error", ColumnType::real, 3);
+    const Cell nmse = task && fit.usable ? Cell{fit.nmse} : Cell{};
+    if (!fit.learned) {  // nothing to inspect in a model that did not learn the task
+        r.add_row({status, nmse, false, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
+        return {r, chosen};
+    }
 
     // The groups: inputs holding `feature` at a clear strength against
-    // inputs without it, the rest of each input drawn as in training; or,
-    // for "random", both groups from the training distribution, so that
-    // any contrast is chance.
+    // inputs without it, the rest of each input drawn as in training; for
+    // "random", both groups from the training distribution, so that any
+    // contrast is chance; for "given", the config's two sets of inputs,
+    // each shuffled and cut in two, discovery first.
     const auto k = static_cast<std::size_t>(run.integer("feature"));
-    const auto n = static_cast<std::size_t>(run.integer("group_samples"));
-    const bool by_feature = run.string("groups") == "feature";
-    Rng draws = Rng::stream(run.seed, fnv1a64(planted::task_name(run) + fmt::format(" feature={}", k)), "contrast");
-    nn::Matrix<T> split[2];  // discovery, held out
-    for (auto& X : split) {
-        nn::Matrix<T> a, b, ya, yb;
-        planted::draw_rows(task, draws, n, a, ya, by_feature ? std::optional<planted::Forced>({k, true}) : std::nullopt);
-        planted::draw_rows(task, draws, n, b, yb, by_feature ? std::optional<planted::Forced>({k, false}) : std::nullopt);
-        X = stack(a, b);
+    Split<T> split[2];  // discovery, held out
+    if (run.string("groups") == "given") {
+        Rng order = Rng::stream(run.seed, fnv1a64(fmt::format("unit_contrast d={}", d)), "split");
+        const nn::Matrix<T> A = shuffled_rows<T>(run.matrix("inputs_a"), order), B = shuffled_rows<T>(run.matrix("inputs_b"), order);
+        const std::size_t na = A.shape()[0] / 2, nb = B.shape()[0] / 2;
+        split[0] = stack(row_range(A, 0, na), row_range(B, 0, nb));
+        split[1] = stack(row_range(A, na, A.shape()[0]), row_range(B, nb, B.shape()[0]));
+    } else {
+        const auto n = static_cast<std::size_t>(run.integer("group_samples"));
+        const bool by_feature = run.string("groups") == "feature";
+        Rng draws = Rng::stream(run.seed, fnv1a64(planted::task_name(run) + fmt::format(" feature={}", k)), "contrast");
+        for (auto& part : split) {
+            nn::Matrix<T> a, b, ya, yb;
+            planted::draw_rows(*task, draws, n, a, ya, by_feature ? std::optional<planted::Forced>({k, true}) : std::nullopt);
+            planted::draw_rows(*task, draws, n, b, yb, by_feature ? std::optional<planted::Forced>({k, false}) : std::nullopt);
+            part = stack(a, b);
+        }
     }
-    const Hidden discovery = hidden_of(mlp, split[0]), held_out = hidden_of(mlp, split[1]);
-    const std::vector<char> label = halves(2 * n);
-    const Contrasts found = contrasts(discovery, label), again = contrasts(held_out, label);
-    const std::size_t m = discovery.m, top = static_cast<std::size_t>(run.integer("top"));  // validate keeps top <= m
+    const Hidden discovery = hidden_of(mlp, split[0].X), held_out = hidden_of(mlp, split[1].X);
+    const std::vector<char> label = split[0].labels(), held_label = split[1].labels();
+    const Contrasts found = contrasts(discovery, label), again = contrasts(held_out, held_label);
+    const std::size_t top = static_cast<std::size_t>(run.integer("top"));  // validate keeps top <= m
 
     std::vector<std::size_t> order(m);
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -165,86 +291,88 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // itself a contrast as large, as if it had been chosen beforehand.
     // Corrected for the search: how often a relabelling's largest |contrast|
     // over all m units reaches the winner's. Held out: how often a
-    // relabelling reaches the winner's own held-out |contrast|, times the
-    // number of winners (Bonferroni: `top` hypotheses fixed before looking).
+    // relabelling reaches the winner's held-out contrast in the direction
+    // discovery fixed (one-sided: the direction was chosen before these
+    // inputs were read), times the number of winners (Bonferroni).
     const auto permutations = static_cast<std::size_t>(run.integer("permutations"));
-    Rng shuffle = Rng::stream(run.seed, fnv1a64(planted::task_name(run)), "permutation");
+    Rng shuffle = Rng::stream(run.seed, fnv1a64(fmt::format("unit_contrast m={}", m)), "permutation");
     std::vector<std::size_t> beats_max(top, 0), beats_own(top, 0), beats_held(top, 0);
-    std::vector<char> relabel = label;
+    std::vector<char> relabel = label, held_relabel = held_label;
     for (std::size_t p = 0; p < permutations; ++p) {
         shuffle.shuffle(relabel);
         const Contrasts c = contrasts(discovery, relabel);
         double largest = 0;
         for (double e : c.effect) largest = std::max(largest, std::abs(e));
-        shuffle.shuffle(relabel);
-        const Contrasts h = contrasts(held_out, relabel);
+        shuffle.shuffle(held_relabel);
+        const Contrasts h = contrasts(held_out, held_relabel);
         for (std::size_t w = 0; w < top; ++w) {
-            beats_max[w] += largest >= std::abs(found.effect[order[w]]);
-            beats_own[w] += std::abs(c.effect[order[w]]) >= std::abs(found.effect[order[w]]);
-            beats_held[w] += std::abs(h.effect[order[w]]) >= std::abs(again.effect[order[w]]);
+            const std::size_t j = order[w];
+            const double sign = found.effect[j] >= 0 ? 1.0 : -1.0;
+            beats_max[w] += largest >= std::abs(found.effect[j]);
+            beats_own[w] += std::abs(c.effect[j]) >= std::abs(found.effect[j]);
+            beats_held[w] += sign * h.effect[j] >= sign * again.effect[j];
         }
     }
     const double alpha = run.number("alpha");
     const auto p_of = [&](std::size_t beats) { return (1.0 + static_cast<double>(beats)) / (1.0 + static_cast<double>(permutations)); };
 
-    // The ground truth: which units read the feature, by their responses to
-    // one feature alone after training.
-    const std::vector<analysis::UnitProfile> profile = analysis::profile_units(mlp, task.x_probe, task.directions);
-    const std::vector<double>& q = task.directions[k];  // the readout: the feature's own direction
+    // The ground truth, for a planted model: which units read the feature,
+    // by their responses to one feature alone after training.
+    const std::vector<analysis::UnitProfile> profile =
+        task ? analysis::profile_units(mlp, task->x_probe, task->directions) : std::vector<analysis::UnitProfile>{};
+    // The readout: the config's q, else the feature's own direction.
+    const std::vector<double> q = run.numbers("readout").empty() ? task->directions[k] : run.numbers("readout");
+    // Mean replacement: the unit's mean over the inputs the model was
+    // trained on (the probe inputs, same distribution), not over the
+    // designed groups; a loaded model's training inputs are unknown, so
+    // there the held-out inputs of both groups stand in.
     const bool mean_replace = run.string("replace") == "mean";
+    const Hidden baseline = mean_replace && task ? hidden_of(mlp, task->x_probe) : Hidden{};
+    const Hidden& mean_over = task ? baseline : held_out;
 
-    report::Table chosen("chosen");
-    chosen.add_column("rank", ColumnType::integer).add_column("unit", ColumnType::integer);
-    for (const char* c : {"mean_a", "mean_b", "contrast_discovery", "p_uncorrected", "p_corrected", "contrast_held_out", "p_held_out"})
-        chosen.add_column(c, ColumnType::real, 4);
-    chosen.add_column("survived", ColumnType::boolean).add_column("best_feature", ColumnType::integer);
-    for (const char* c : {"alignment", "output_change", "readout_change_a", "readout_change_b", "readout_predicted",
-                          "readout_recomputed", "identity_error"})
-        chosen.add_column(c, ColumnType::real, 4);
-    chosen.add_key("rank");
     std::int64_t survived = 0, survived_planted = 0, winners_planted = 0, significant = 0, naive = 0;
     double identity_error = 0;
     for (std::size_t w = 0; w < top; ++w) {
         const std::size_t j = order[w];
-        const double p_corrected = p_of(beats_max[w]);
+        const double p_uncorrected = p_of(beats_own[w]), p_corrected = p_of(beats_max[w]);
         const double p_held = std::min(1.0, static_cast<double>(top) * p_of(beats_held[w]));
-        const bool same_sign = (found.effect[j] > 0) == (again.effect[j] > 0) && again.effect[j] != 0;
-        const bool survives = same_sign && p_held < alpha;
-        const bool planted_unit = profile[j].best_feature && *profile[j].best_feature == k;
+        const bool survives = p_held < alpha;
+        const bool planted_unit = task && profile[j].best_feature && *profile[j].best_feature == k;
         double replacement = 0;
         if (mean_replace) {
-            for (std::size_t r = 0; r < held_out.rows; ++r) replacement += held_out.at(r, j);
-            replacement /= static_cast<double>(held_out.rows);
+            for (std::size_t i = 0; i < mean_over.rows; ++i) replacement += mean_over.at(i, j);
+            replacement /= static_cast<double>(mean_over.rows);
         }
-        const Ablation ab = summarize(analysis::ablate_unit(mlp, split[1], j, replacement, q));
-        double align = 0, ww = 0, dot = 0;
-        for (std::size_t c = 0; c < q.size(); ++c) {
-            const double wc = mlp.layers[0].weight.data()[j * q.size() + c];
-            ww += wc * wc;
-            dot += wc * q[c];
+        const Ablation ab = summarize(analysis::ablate_unit(mlp, split[1].X, j, replacement, q), split[1].a);
+        // |cos| of the read vector with the feature the groups are about,
+        // not profile's best match over all features: how much the unit
+        // reads this one.
+        Cell align;
+        if (task) {
+            double ww = 0, dot = 0;
+            for (std::size_t c = 0; c < d; ++c) {
+                const double wc = mlp.layers[0].weight.data()[j * d + c];
+                ww += wc * wc;
+                dot += wc * task->directions[k][c];
+            }
+            align = ww > 0 ? std::abs(dot) / std::sqrt(ww) : 0.0;
         }
-        if (ww > 0) align = std::abs(dot) / std::sqrt(ww);
         survived += survives;
         survived_planted += survives && planted_unit;
         winners_planted += planted_unit;
         significant += p_corrected < alpha;
-        naive += p_of(beats_own[w]) < alpha;
-        identity_error = std::max(identity_error, ab.identity_error);
+        naive += p_uncorrected < alpha;
+        identity_error = std::isnan(ab.identity_error) || std::isnan(identity_error) ? std::nan("") : std::max(identity_error, ab.identity_error);
         chosen.add_row({static_cast<std::int64_t>(w + 1), static_cast<std::int64_t>(j), found.mean_a[j], found.mean_b[j],
-                        found.effect[j], p_of(beats_own[w]), p_corrected, again.effect[j], p_held, survives,
-                        profile[j].best_feature ? Cell{static_cast<std::int64_t>(*profile[j].best_feature)} : Cell{}, align,
+                        found.effect[j], p_uncorrected, p_corrected, again.effect[j], p_held, survives,
+                        task && profile[j].best_feature ? Cell{static_cast<std::int64_t>(*profile[j].best_feature)} : Cell{}, align,
                         ab.output_change, ab.readout_a, ab.readout_b, ab.predicted, ab.recomputed, ab.identity_error});
     }
     std::int64_t planted_units = 0;
     for (const auto& u : profile) planted_units += u.best_feature && *u.best_feature == k;
-
-    report::Table r("run");
-    r.add_column("status", ColumnType::text).add_column("probe_nmse", ColumnType::real, 4).add_column("learned", ColumnType::boolean);
-    for (const char* c : {"winners", "naive_significant", "significant", "survived", "planted_units", "winners_planted", "survived_planted"})
-        r.add_column(c, ColumnType::integer);
-    r.add_column("identity_error", ColumnType::real, 3);
-    r.add_row({record.status, fit.usable ? Cell{fit.nmse} : Cell{}, fit.learned, static_cast<std::int64_t>(top), naive, significant,
-               survived, planted_units, winners_planted, survived_planted, identity_error});
+    const auto truth = [&](std::int64_t v) { return task ? Cell{v} : Cell{}; };
+    r.add_row({status, nmse, true, static_cast<std::int64_t>(top), naive, significant, survived, truth(winners_planted),
+               truth(survived_planted), truth(planted_units), std::isnan(identity_error) ? Cell{} : Cell{identity_error}});
     return {r, chosen};
 }
 
@@ -264,6 +392,8 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
     t.add_column("reading", ColumnType::text);
     for (const auto& group : a.seed_groups()) {
         std::int64_t seeds = 0, not_learned = 0, sums[std::size(kCounts)] = {};
+        bool known[std::size(kCounts)];
+        std::fill(std::begin(known), std::end(known), true);
         double identity = 0;
         for (std::size_t i : group) {
             const report::Table& r = a.per_run[i].front();
@@ -272,22 +402,28 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
                 continue;
             }
             ++seeds;
-            for (std::size_t c = 0; c < std::size(kCounts); ++c) sums[c] += static_cast<std::int64_t>(*report::as_number(r.at(0, kCounts[c])));
-            identity = std::max(identity, *report::as_number(r.at(0, "identity_error")));
+            for (std::size_t c = 0; c < std::size(kCounts); ++c)
+                if (const auto x = report::as_number(r.at(0, kCounts[c]))) sums[c] += static_cast<std::int64_t>(*x);
+                else known[c] = false;  // a loaded model has no ground truth
+            const auto e = report::as_number(r.at(0, "identity_error"));
+            identity = e && !std::isnan(identity) ? std::max(identity, *e) : std::nan("");
         }
         auto row = a.swept_cells(group.front());
         row.insert(row.end(), {seeds, not_learned});
-        for (auto s : sums) row.push_back(s);
+        for (std::size_t c = 0; c < std::size(kCounts); ++c) row.push_back(known[c] ? Cell{sums[c]} : Cell{});
         const std::int64_t winners = sums[0], survived = sums[3], survived_planted = sums[5];
         row.push_back(winners > 0 ? Cell{static_cast<double>(survived) / static_cast<double>(winners)} : Cell{});
-        row.push_back(seeds > 0 ? Cell{identity} : Cell{});
-        row.push_back(fmt::format("{} of {} discovery winners survive held out; {} of those read the feature most", survived,
-                                  winners, survived_planted));
+        row.push_back(seeds > 0 && !std::isnan(identity) ? Cell{identity} : Cell{});
+        std::string reading = seeds == 0 ? std::string("no seed's model learned the task: nothing inspected")
+                                         : fmt::format("{} of {} discovery winners survive held out", survived, winners);
+        if (seeds > 0 && known[5]) reading += fmt::format("; {} of those read the feature most", survived_planted);
+        row.push_back(reading);
         t.add_row(std::move(row));
     }
     report::Table runs = a.per_run_rows();
     std::vector<report::Table> joined = a.concatenate_runs();
     auto chosen = std::find_if(joined.begin(), joined.end(), [](const report::Table& x) { return x.name() == "chosen"; });
+    if (chosen == joined.end()) throw Error("unit_contrast: the runs returned no table of chosen units");
     chosen->set_long_form();
     return {t, std::move(*chosen), runs};
 }
@@ -299,7 +435,13 @@ runner::ExperimentKind make() {
     runner::Schema schema;
     planted::add_keys(schema);
     schema.add({.path = "groups", .type = KeyType::string, .default_value = "feature", .choices = kGroups,
-                .help = "feature: inputs holding `feature` against inputs without it; random: both from the training inputs (a null)"});
+                .help = "feature: inputs holding `feature` against inputs without it; random: both from the training inputs (a null); given: inputs_a against inputs_b"});
+    schema.add({.path = "inputs_a", .type = KeyType::matrix, .default_value = runner::Json::array(),
+                .help = "groups \"given\": group a's inputs, rows of d (at least 4: half for discovery, half held out)"});
+    schema.add({.path = "inputs_b", .type = KeyType::matrix, .default_value = runner::Json::array(), .help = "groups \"given\": group b's inputs"});
+    schema.add({.path = "readout", .type = KeyType::number_list, .default_value = runner::Json::array(),
+                .help = "the readout q (d values) whose change an ablation reports; [] for the planted feature's direction"});
+    add_weight_keys(schema);
     schema.add({.path = "feature", .type = KeyType::integer, .default_value = 0, .min = 0.0, .max = 4095.0,
                 .help = "the planted feature whose presence splits the groups, and whose direction is the readout q"});
     schema.add({.path = "group_samples", .type = KeyType::integer, .default_value = 512, .min = 2.0, .max = 1e6,
@@ -309,29 +451,23 @@ runner::ExperimentKind make() {
     schema.add({.path = "permutations", .type = KeyType::integer, .default_value = 999, .min = 1.0, .max = 1e6,
                 .help = "relabellings of each permutation test"});
     schema.add({.path = "alpha", .type = KeyType::number, .default_value = 0.05, .min = 0.0, .max = 1.0,
-                .help = "significance level of the corrected and the held-out tests"});
+                .help = "significance level of the tests, strictly between 0 and 1"});
     schema.add({.path = "replace", .type = KeyType::string, .default_value = "zero", .choices = kReplacements,
-                .help = "an ablated unit's value: 0, or its mean over the held-out inputs"});
+                .help = "an ablated unit's value: 0, or its mean over the training distribution (a loaded model: over the held-out inputs)"});
     return {.name = "unit_contrast",
-            .description = "units chosen by contrast on discovery inputs, corrected for the search, confirmed on held-out ones, ablated; on a planted-feature model",
+            .description = "units chosen by contrast on discovery inputs, corrected for the search, confirmed on held-out ones, ablated; on a planted-feature model or one from a weights file",
             .schema = std::move(schema),
             .headlines = {{"survival", {"seeds", "winners", "naive_significant", "significant", "survived", "reading"}}},
             .validate =
                 [](const runner::Plan& plan) {
-                    for (const auto& r : plan.runs) {
-                        if (r.integer("feature") >= r.integer("features"))
-                            throw Error(fmt::format("key 'feature': {} is not one of the {} planted features (0 to {})",
-                                                    r.integer("feature"), r.integer("features"), r.integer("features") - 1));
-                        if (r.integer("top") > r.integer("m"))
-                            throw Error(fmt::format("key 'top': {} units cannot be chosen from the {} hidden units", r.integer("top"), r.integer("m")));
-                    }
+                    for (const auto& r : plan.runs) refuse_bad_settings(r);
                     planted::refuse_bad_tasks(plan, [](const runner::Run& r) { return 4.0 * static_cast<double>(r.integer("group_samples")); });
                 },
             .run = run_contrast,
             .aggregate = aggregate,
-            // Training, then two permutation tests over both splits.
+            // Training, then the three permutation tests over both splits.
             .cost = [](const runner::Run& r) {
-                return planted::training_cost(r) + 4.0 * static_cast<double>(r.integer("permutations") * r.integer("group_samples") * r.integer("m"));
+                return (r.string("weights").empty() ? planted::training_cost(r) : 0.0) + 4.0 * static_cast<double>(r.integer("permutations") * r.integer("group_samples") * r.integer("m"));
             }};
 }
 

@@ -119,6 +119,10 @@ TEST_CASE("ablate_unit: doc 003's worked ablation, unit 4 zeroed") {
         mlp.layers[1].bias(k) = k == 1 ? 0.5 : 0.0;
     }
     const auto x = matrix({{1, -1, 2}});
+    const auto& delta = mlp.forward(x);  // 003's contribution before the ablation: (1, 1/2, -2)
+    CHECK(delta(0, 0) == 1.0);
+    CHECK(delta(0, 1) == 0.5);
+    CHECK(delta(0, 2) == -2.0);
     const auto third = analysis::ablate_unit(mlp, x, 3, 0.0, {0, 0, 1});
     CHECK(third.output_change == std::vector<double>{-1, 2, 0});
     CHECK(third.readout_recomputed[0] == 0.0);
