@@ -51,7 +51,7 @@ same_files_everywhere() {
                 "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
                 "configs/tms_pentagon.json --set steps=300" \
                 "configs/planted_features.json --set seeds=[0,1] --set steps=300" \
-                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=99"; do
+                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=199"; do
         out=build/same_files
         rm -rf "$out"
         # shellcheck disable=SC2086 # the case's words are its arguments
