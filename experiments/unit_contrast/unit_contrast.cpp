@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <limits>
 #include <numeric>
 
 #include "analysis/units.h"
@@ -193,6 +194,13 @@ void refuse_bad_settings(const runner::Run& r) {
             throw Error(fmt::format("key '{}': {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)", key, rows.size()));
         if (rows.front().size() != d)
             throw Error(fmt::format("key '{}': inputs of {} values, but the model reads d = {}", key, rows.front().size(), d));
+        // A value the run's dtype cannot hold would turn every contrast
+        // and ablation of the run into NaN.
+        const double largest = r.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            for (double x : rows[i])
+                if (!(std::abs(x) <= largest))
+                    throw Error(fmt::format("key '{}': row {} holds {}, beyond what {} can hold", key, i + 1, x, r.string("dtype")));
     }
     const std::size_t q = r.numbers("readout").size();
     if (q != 0 && q != d) throw Error(fmt::format("key 'readout': {} values, but the model writes d = {}", q, d));

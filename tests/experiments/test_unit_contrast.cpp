@@ -124,6 +124,9 @@ TEST_CASE("unit_contrast: settings that cannot make a test are refused before an
                       doctest::Contains("key 'groups': a model from 'weights' has no planted features"));
     CHECK_THROWS_WITH(run_config("unit_contrast.json", {"sweep.groups=[\"given\"]", "inputs_a=[[1,2]]", "inputs_b=[[1,2]]"}),
                       doctest::Contains("key 'inputs_a': 1 inputs; groups \"given\" need at least 4"));
+    CHECK_THROWS_WITH(run_config("unit_contrast.json", {"sweep.groups=[\"given\"]", "d=2", "readout=[1,0]",
+                                                        "inputs_a=[[1,2],[1,2],[1e300,2],[1,2]]", "inputs_b=[[1,2],[1,2],[1,2],[1,2]]"}),
+                      doctest::Contains("key 'inputs_a': row 3 holds 1e+300, beyond what float32 can hold"));
     CHECK_THROWS_WITH(run_config("unit_contrast.json", {"inputs_a=[[1,2]]"}),
                       doctest::Contains("key 'inputs_a': inputs are read only with groups \"given\""));
     CHECK_THROWS_WITH(run_config("unit_contrast.json", {"readout=[1,2]"}), doctest::Contains("key 'readout': 2 values, but the model writes d = 20"));
