@@ -156,11 +156,9 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
     }
     report::Table runs = a.per_run_rows();
     // The per-unit rows, every run's, named by the swept values and the
-    // seed (concatenate_runs moves the runs' tables: it comes last).
-    std::vector<report::Table> joined = a.concatenate_runs();
-    auto units = std::find_if(joined.begin(), joined.end(), [](const report::Table& x) { return x.name() == "units"; });
-    units->set_long_form();
-    return {t, std::move(*units), runs};
+    // seed (concatenated moves the runs' tables: it comes last).
+    report::Table units = a.concatenated("units");
+    return {t, std::move(units), runs};
 }
 
 }  // namespace

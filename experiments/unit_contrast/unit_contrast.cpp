@@ -130,6 +130,10 @@ Split<T> stack(const nn::Matrix<T>& a, const nn::Matrix<T>& b) {
     return {std::move(X), a.shape()[0]};
 }
 
+// max that keeps a NaN: a run whose ablation went NaN must not report a
+// clean identity error.
+double max_keeping_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
+
 // An ablation's effect over the held-out rows (group a's `in_a` rows
 // first): the RMS over rows of |y' - y|, the mean readout change in each
 // group, the mean predicted and recomputed readout change, and the largest
@@ -146,7 +150,7 @@ Ablation summarize(const analysis::AblationEffect& e, std::size_t in_a) {
         a.predicted += e.readout_predicted[r];
         a.recomputed += e.readout_recomputed[r];
         const double gap = std::abs(e.readout_predicted[r] - e.readout_recomputed[r]);
-        a.identity_error = std::isnan(gap) || std::isnan(a.identity_error) ? std::nan("") : std::max(a.identity_error, gap);
+        a.identity_error = max_keeping_nan(a.identity_error, gap);
     }
     const double n = static_cast<double>(e.rows);
     a.output_change = std::sqrt(a.output_change / n);
@@ -370,7 +374,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         winners_planted += planted_unit;
         significant += p_corrected < alpha;
         naive += p_uncorrected < alpha;
-        identity_error = std::isnan(ab.identity_error) || std::isnan(identity_error) ? std::nan("") : std::max(identity_error, ab.identity_error);
+        identity_error = max_keeping_nan(identity_error, ab.identity_error);
         chosen.add_row({static_cast<std::int64_t>(w + 1), static_cast<std::int64_t>(j), found.mean_a[j], found.mean_b[j],
                         found.effect[j], p_uncorrected, p_corrected, again.effect[j], p_held, survives,
                         task && profile[j].best_feature ? Cell{static_cast<std::int64_t>(*profile[j].best_feature)} : Cell{}, align,
@@ -414,7 +418,7 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
                 if (const auto x = report::as_number(r.at(0, kCounts[c]))) sums[c] += static_cast<std::int64_t>(*x);
                 else known[c] = false;  // a loaded model has no ground truth
             const auto e = report::as_number(r.at(0, "identity_error"));
-            identity = e && !std::isnan(identity) ? std::max(identity, *e) : std::nan("");
+            identity = e ? max_keeping_nan(identity, *e) : std::nan("");
         }
         auto row = a.swept_cells(group.front());
         row.insert(row.end(), {seeds, not_learned});
@@ -429,11 +433,8 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
         t.add_row(std::move(row));
     }
     report::Table runs = a.per_run_rows();
-    std::vector<report::Table> joined = a.concatenate_runs();
-    auto chosen = std::find_if(joined.begin(), joined.end(), [](const report::Table& x) { return x.name() == "chosen"; });
-    if (chosen == joined.end()) throw Error("unit_contrast: the runs returned no table of chosen units");
-    chosen->set_long_form();
-    return {t, std::move(*chosen), runs};
+    report::Table chosen = a.concatenated("chosen");
+    return {t, std::move(chosen), runs};
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "runner/aggregation.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -26,6 +28,15 @@ report::Cell swept_cell(const Plan& plan, const std::string& key, const Json& va
 }
 
 std::vector<std::vector<std::size_t>> Aggregation::seed_groups() const { return runner::seed_groups(plan); }
+
+report::Table Aggregation::concatenated(const std::string& name) {
+    for (auto& t : concatenate_runs())
+        if (t.name() == name) {
+            t.set_long_form();
+            return std::move(t);
+        }
+    throw Error("no run returned a table named '" + name + "'");
+}
 
 std::vector<report::Table> Aggregation::concatenate_runs() {
     std::vector<report::Table> out;

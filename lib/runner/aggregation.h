@@ -60,6 +60,9 @@ public:
     // The default join: same-named tables concatenated, the swept values as
     // leading columns (moves the runs' tables).
     std::vector<report::Table> concatenate_runs();
+    // concatenate_runs' table `name` alone, in long form (a per-run table a
+    // terminal should not print whole); throws if no run made one.
+    report::Table concatenated(const std::string& name);
 };
 
 }  // namespace ffn::runner
