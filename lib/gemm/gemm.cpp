@@ -1,12 +1,24 @@
 // The blocked driver of the Goto/BLIS algorithm. No intrinsics here: the
-// per-ISA micro-kernels come through dispatch.h.
+// per-ISA micro-kernels come through dispatch.h. Two loop orders, the same
+// sums in the same order (gemm.h), chosen by the size of C:
 //
+// C up to 4 MiB (it waits in L3 between the K blocks):
 //   for jc in N by NC:                  B panel KC x NC      -> L3
 //     for pc in K by KC:                pack B panel
 //       for ic in M by MC:              pack A block MC x KC -> L2 (transposed: 4 blocks per pack)
 //         for jb in NC by NC_L2:        B sub-panel KC x NC_L2 -> L2
 //           for ir in MC by MR:         A sliver MR x KC     -> L1
 //             for jr in NC_L2 by NR:    micro-kernel on an MR x NR tile of C
+//
+// A larger C would come back from DRAM once per K block (a 12 x 32 tile
+// read and written once per 196 kflop), which cost 10-25% of the FFN
+// products' speed. There every K block of one MC x NC_L2 stretch of C runs
+// before the next stretch, so the stretch stays in L2:
+//   for jc in N by NC:                  pack B for all of K (NC shrinks past 16 MiB)
+//     for ic in M by MC:
+//       for jb in NC by NC_L2:
+//         for pc in K by KC:            pack A block MC x KC on first use
+//           for ir, jr:                 as above
 //
 // Goto's order walks jr outside ir, so a KC x NR sliver of B is what L1
 // should hold; at our KC it does not fit, and A and B then both stream from
@@ -270,51 +282,118 @@ void prefetch_tile(const T* c, std::int64_t ldc, std::int64_t m, std::int64_t n)
 
 constexpr std::int64_t kTransposedBlocksPerPack = 4;
 
+// Up to this size C stays in L3 while the K blocks pass over it in Goto's
+// order (below); past it each block would read C back from DRAM.
+constexpr std::size_t kNearC = std::size_t{4} << 20;
+
+// The packed B panel of the far-C order holds all of K for NC columns; past
+// this many bytes NC shrinks (to a multiple of NC_L2), so a long K does not
+// ask for a panel of 64 MiB.
+constexpr std::int64_t kPanelBytes = std::int64_t{16} << 20;
+
 // The whole blocked algorithm on one region of C, packing its own A and B:
 // the threads of one call never wait for each other.
 template <class T>
 void multiply_region(const Operands<T>& op, const Region& r) {
     const KernelShape<T>& ks = *op.ks;
-    const std::int64_t MR = ks.MR, NR = ks.NR, KC = kBlockK, NC = ks.NC, NC_L2 = ks.NC_L2, K = op.K;
+    const std::int64_t MR = ks.MR, NR = ks.NR, KC = kBlockK, NC_L2 = ks.NC_L2, K = op.K;
     const std::int64_t MC = std::max(MR, ks.MC / MR * MR);  // whole slivers, so packed blocks line up
     // A transposed A is packed several MC blocks at a time, in longer runs of
-    // each row (see pack_a); the kernels still take one block at a time, so
-    // the block in use stays in L2.
+    // each row (see pack_a); the kernels still take one block at a time.
     const std::int64_t rows_per_pack = op.ta == Trans::yes ? kTransposedBlocksPerPack * MC : MC;
-    T* packed_a = nullptr;
-    for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
-        const std::int64_t nc = std::min(NC, r.j1 - jc);
-        for (std::int64_t pc = 0; pc < K; pc += KC) {
-            const std::int64_t kc = std::min(KC, K - pc);
-            const T beta_here = pc == 0 ? op.beta : T(1);
-            const bool epilogue_here = pc + kc == K && !op.ep->empty();
-            T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>((nc + NR - 1) / NR * NR * kc));
-            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, packed_b);
-            for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
-                const std::int64_t mc = std::min(MC, r.i1 - ic);
-                const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
-                if (packed_row == 0) {
-                    const std::int64_t rows = std::min(rows_per_pack, r.i1 - ic);
-                    // + 16: room for a vectorised packer's overhanging last store.
-                    packed_a = t_pack_a.get<T>(static_cast<std::size_t>((rows + MR - 1) / MR * MR * kc + 16));
-                    pack_a(op.ta, op.A, op.lda, ic, pc, rows, kc, MR, ks.pack_rows, ks.pack_cols, packed_a);
-                }
-                const T* a_block = packed_a + packed_row * kc;
-                for (std::int64_t jb = 0; jb < nc; jb += NC_L2) {
-                    const std::int64_t nb = std::min(NC_L2, nc - jb);
-                    for (std::int64_t ir = 0; ir < mc; ir += MR) {
-                        const std::int64_t m = std::min(MR, mc - ir);
-                        MicroKernel<T> kernel = ks.kernel;
-                        if (m < MR && ks.kernel_for_rows)
-                            if (MicroKernel<T> k = ks.kernel_for_rows(m)) kernel = k;
-                        for (std::int64_t jr = jb; jr < jb + nb; jr += NR) {
-                            const std::int64_t n = std::min(NR, nc - jr);
-                            T* c = op.C + (ic + ir) * op.ldc + jc + jr;
-                            prefetch_tile(c, op.ldc, m, n);
-                            kernel(kc, a_block + ir * kc, packed_b + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
-                            if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
-                        }
+    const auto pack_a_rows = [&](std::int64_t ic, std::int64_t pc, std::int64_t kc, T* dst) {
+        pack_a(op.ta, op.A, op.lda, ic, pc, std::min(rows_per_pack, r.i1 - ic), kc, MR, ks.pack_rows, ks.pack_cols,
+               dst);
+    };
+    // The MR x NR tiles of C in rows [ic, ic + mc) and columns [jc + jb, jc
+    // + jb + nb) for the K block [pc, pc + kc), from its packed A block and B
+    // panel.
+    const auto tiles = [&](const T* a_block, const T* b_panel, std::int64_t ic, std::int64_t mc, std::int64_t jc,
+                           std::int64_t nc, std::int64_t jb, std::int64_t nb, std::int64_t pc, std::int64_t kc) {
+        const T beta_here = pc == 0 ? op.beta : T(1);
+        const bool epilogue_here = pc + kc == K && !op.ep->empty();
+        for (std::int64_t ir = 0; ir < mc; ir += MR) {
+            const std::int64_t m = std::min(MR, mc - ir);
+            MicroKernel<T> kernel = ks.kernel;
+            if (m < MR && ks.kernel_for_rows)
+                if (MicroKernel<T> k = ks.kernel_for_rows(m)) kernel = k;
+            for (std::int64_t jr = jb; jr < jb + nb; jr += NR) {
+                const std::int64_t n = std::min(NR, nc - jr);
+                T* c = op.C + (ic + ir) * op.ldc + jc + jr;
+                prefetch_tile(c, op.ldc, m, n);
+                kernel(kc, a_block + ir * kc, b_panel + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
+                if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
+            }
+        }
+    };
+    const auto whole = [](std::int64_t n, std::int64_t unit) { return (n + unit - 1) / unit * unit; };
+    // The far-C order's B panel: all of K for NC columns, NC shrunk past
+    // kPanelBytes to a multiple of NC_L2.
+    const std::int64_t NC_far =
+        std::clamp(kPanelBytes / (K * static_cast<std::int64_t>(sizeof(T))) / NC_L2 * NC_L2, NC_L2, ks.NC);
+    const auto bytes = [](std::int64_t rows, std::int64_t cols) {
+        return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(T);
+    };
+    const std::size_t c_bytes = bytes(r.i1 - r.i0, r.j1 - r.j0);
+
+    // Goto's order reads C back once per K block, the far-C order its B
+    // panel once per MC block: about the same bytes, so the order keeps in
+    // cache the one that fits there.
+    if (c_bytes <= kNearC || c_bytes <= bytes(K, std::min(NC_far, r.j1 - r.j0))) {
+        // Goto's order: each K block's B panel is packed once and serves every
+        // MC block of A from L2, while C waits in L3 for the next K block.
+        T* packed_a = nullptr;
+        for (std::int64_t jc = r.j0; jc < r.j1; jc += ks.NC) {
+            const std::int64_t nc = std::min(ks.NC, r.j1 - jc);
+            for (std::int64_t pc = 0; pc < K; pc += KC) {
+                const std::int64_t kc = std::min(KC, K - pc);
+                T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(whole(nc, NR) * kc));
+                pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, packed_b);
+                for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
+                    const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
+                    if (packed_row == 0) {
+                        // + 16: room for a vectorised packer's overhanging last store.
+                        packed_a = t_pack_a.get<T>(static_cast<std::size_t>(whole(rows_per_pack, MR) * kc + 16));
+                        pack_a_rows(ic, pc, kc, packed_a);
                     }
+                    for (std::int64_t jb = 0; jb < nc; jb += NC_L2)
+                        tiles(packed_a + packed_row * kc, packed_b, ic, std::min(MC, r.i1 - ic), jc, nc, jb,
+                              std::min(NC_L2, nc - jb), pc, kc);
+                }
+            }
+        }
+        return;
+    }
+
+    // A C too large for L3 and larger than B's panel: all K blocks for one
+    // MC x NC_L2 stretch of C before the next, so that stretch stays in L2
+    // between the blocks instead of coming back from DRAM once per block
+    // (the same sums in the same order, gemm.h). B is packed for all of K at
+    // once, and each MC block reads its K blocks of it back.
+    const std::int64_t NC = NC_far;
+    T* packed_a = nullptr;
+    std::int64_t packed_rows = 0;  // rows of the current A pack, in whole slivers
+    for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
+        const std::int64_t nc = std::min(NC, r.j1 - jc), nc_slivers = whole(nc, NR);
+        // K block pc starts at pc * nc_slivers, as if every block were KC deep.
+        T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(nc_slivers * K));
+        for (std::int64_t pc = 0; pc < K; pc += KC)
+            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, std::min(KC, K - pc), NR, ks.pack_b, packed_b + pc * nc_slivers);
+        for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
+            const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
+            if (packed_row == 0) {
+                packed_rows = whole(std::min(rows_per_pack, r.i1 - ic), MR);
+                // + 16: room for a vectorised packer's overhanging last store
+                // (into the next K block, packed after it, or past the end).
+                packed_a = t_pack_a.get<T>(static_cast<std::size_t>(packed_rows * K + 16));
+            }
+            for (std::int64_t jb = 0; jb < nc; jb += NC_L2) {
+                for (std::int64_t pc = 0; pc < K; pc += KC) {
+                    const std::int64_t kc = std::min(KC, K - pc);
+                    T* a_pack = packed_a + pc * packed_rows;
+                    if (jb == 0 && packed_row == 0) pack_a_rows(ic, pc, kc, a_pack);  // just before its first use
+                    tiles(a_pack + packed_row * kc, packed_b + pc * nc_slivers, ic, std::min(MC, r.i1 - ic), jc, nc,
+                          jb, std::min(NC_L2, nc - jb), pc, kc);
                 }
             }
         }

@@ -156,7 +156,10 @@ std::vector<Case> thin_shapes() {
 
 // Past the odd shapes' 257: several KC passes, MC blocks (a transposed A is
 // packed four blocks at a time, the last group partial), L2 sub-panels of B
-// and NC panels, each with a ragged last block.
+// and NC panels, each with a ragged last block. The last two have a C past
+// 4 MiB and past the B panel the driver's other order packs (all of K), so
+// that order runs (every K block of an MC x NC_L2 stretch of C before the
+// next), the first of them over several NC panels.
 std::vector<Case> blocking_shapes() {
     std::vector<Case> cases;
     for (bool ta : {false, true}) {
@@ -164,6 +167,8 @@ std::vector<Case> blocking_shapes() {
         cases.push_back({1300, 300, 600, ta, true, -0.5, 1.0, 0});
     }
     cases.push_back({40, 4200, 50, true, false, 1.0, 2.0, 0});
+    cases.push_back({300, 4200, 260, true, false, 1.0, 0.0, 0});
+    cases.push_back({1100, 1000, 300, false, true, -0.5, 1.0, 1});
     return cases;
 }
 
@@ -259,8 +264,10 @@ TEST_CASE_TEMPLATE("gemm alpha and beta follow BLAS: beta 0 never reads C and al
 TEST_CASE_TEMPLATE("gemm is bitwise identical for 1 and 2 threads across blocks", T, float, double) {
     for_every_isa([] {
         // Large enough to go parallel and to span several MC, KC and NC blocks.
+        // The last: C past 4 MiB on one thread (the driver's far-C order),
+        // two bands under it on two (Goto's order).
         for (const Case c : {Case{300, 520, 700, false, false, 1.0, 0.0, 0}, Case{257, 4200, 33, true, true, 1.0, 1.0, 0},
-                             Case{4, 700, 600, false, true, 1.0, 0.0, 0}}) {
+                             Case{4, 700, 600, false, true, 1.0, 0.0, 0}, Case{1100, 1000, 300, false, false, 1.0, 0.0, 0}}) {
             const auto o = make_operands<T>(c);
             ffn::gemm::set_max_threads(1);
             const auto one = run(c, o);
