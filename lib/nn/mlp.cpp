@@ -123,7 +123,16 @@ GatedMLP<T>::GatedMLP(std::size_t d, std::size_t hidden, Activation act, bool bi
 template <class T, class Layer>
 const Matrix<T>& GatedMLPOf<T, Layer>::forward(const Matrix<T>& X) {
     input_ = &X;
-    linear_forward(gate, X, act_gate_, &activation, &pre_gate_);
+    // A smooth activation keeps act'(g) from the forward pass, so the
+    // backward multiplies by it instead of evaluating act' again: the same
+    // bits (activation.h), one exp or erfc fewer per value.
+    if (!derivative_from_output(activation)) {
+        ensure_shape(kept_gate_, X.shape()[0], gate.out_features());
+        hooks::KeptRows<T> keep{activation, kept_gate_.data(), static_cast<std::int64_t>(gate.out_features())};
+        linear_forward<T>(gate, X, act_gate_, nullptr, nullptr, {hooks::activate_rows<T>, &keep});
+    } else {
+        linear_forward(gate, X, act_gate_, &activation, &kept_gate_);
+    }
     ensure_shape(hidden_, X.shape()[0], gate.out_features());
     hooks::GateProduct<T> product{act_gate_.data(), hidden_.data(), static_cast<std::int64_t>(gate.out_features())};
     linear_forward<T>(up, X, up_out_, nullptr, nullptr, {hooks::gate_product_rows<T>, &product});
@@ -136,8 +145,8 @@ template <class T, class Layer>
 const Matrix<T>& GatedMLPOf<T, Layer>::backward(const Matrix<T>& dY, bool need_input_grad) {
     linear_backward_params(down, hidden_, dY);
     ensure_shape(d_gate_, dY.shape()[0], gate.out_features());
-    hooks::GateBackward<T> chain{activation, act_gate_.data(), up_out_.data(), pre_gate_.data(), d_gate_.data(),
-                                 static_cast<std::int64_t>(gate.out_features())};
+    hooks::GateBackward<T> chain{activation, !derivative_from_output(activation), act_gate_.data(), up_out_.data(),
+                                 kept_gate_.data(), d_gate_.data(), static_cast<std::int64_t>(gate.out_features())};
     linear_backward_input<T>(down, dY, d_up_, T(0), nullptr, nullptr, {hooks::gate_backward_rows<T>, &chain});
     linear_backward_params(gate, *input_, d_gate_);
     linear_backward_params(up, *input_, d_up_);

@@ -95,7 +95,8 @@ protected:
 
 private:
     const Matrix<T>* input_ = nullptr;
-    Matrix<T> pre_gate_, act_gate_, up_out_, hidden_, out_, d_gate_, d_up_, input_grad_;
+    // kept_gate_: act'(g) for a smooth activation, else the pre-activation g.
+    Matrix<T> kept_gate_, act_gate_, up_out_, hidden_, out_, d_gate_, d_up_, input_grad_;
 };
 
 template <class T>

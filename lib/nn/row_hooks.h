@@ -58,13 +58,16 @@ void gate_product_rows(T* u, std::int64_t i, std::int64_t j0, std::int64_t n, vo
 }
 
 // backward: with dh = dL/dh in the epilogue of dh = dY W_down, dL/du = dh *
-// act(g) replaces dh in place and dL/dg = dh * u * act'(g) goes to d_gate.
+// act(g) replaces dh in place and dL/dg = dh * u * act'(g) goes to d_gate,
+// act'(g) kept by the forward pass for a smooth activation (the same bits
+// as evaluating it here), else found from the kept g.
 template <class T>
 struct GateBackward {
     Activation activation;
+    bool kept_is_derivative;
     const T* act_gate;
     const T* up;
-    const T* pre_gate;
+    const T* kept;  // act'(g), or g
     T* d_gate;
     std::int64_t columns;
 };
@@ -75,13 +78,21 @@ void gate_backward_rows(T* dh, std::int64_t i, std::int64_t j0, std::int64_t n, 
     const std::int64_t at = i * c->columns + j0;
     const T* __restrict a = c->act_gate + at;
     const T* __restrict u = c->up + at;
+    const T* __restrict kept = c->kept + at;
     T* __restrict dg = c->d_gate + at;
+    if (c->kept_is_derivative) {
+        for (std::int64_t k = 0; k < n; ++k) {
+            dg[k] = dh[k] * u[k] * kept[k];
+            dh[k] = dh[k] * a[k];
+        }
+        return;
+    }
     for (std::int64_t k = 0; k < n; ++k) {
         dg[k] = dh[k] * u[k];
         dh[k] = dh[k] * a[k];
     }
     const auto length = static_cast<std::size_t>(n);
-    multiply_by_derivative<T>(c->activation, std::span<const T>(c->pre_gate + at, length), std::span<T>(dg, length));
+    multiply_by_derivative<T>(c->activation, std::span<const T>(kept, length), std::span<T>(dg, length));
 }
 
 // Keeps z (unless kept is null) and applies act in place: linear_forward's
