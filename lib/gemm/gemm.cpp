@@ -322,8 +322,11 @@ void multiply_region(const Operands<T>& op, const Region& r) {
                 T* c = op.C + (ic + ir) * op.ldc + jc + jr;
                 prefetch_tile(c, op.ldc, m, n);
                 kernel(kc, a_block + ir * kc, b_panel + jr * kc, c, op.ldc, m, n, op.alpha, beta_here);
-                if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jr, m, n);
             }
+            // On the row of tiles just finished, still in L1 or L2: rows of nb
+            // values to a row hook rather than of NR, so a hook's loop runs
+            // long enough to pay for its call.
+            if (epilogue_here) apply_epilogue(ks, *op.ep, op.C, op.ldc, ic + ir, jc + jb, m, nb);
         }
     };
     const auto whole = [](std::int64_t n, std::int64_t unit) { return (n + unit - 1) / unit * unit; };
