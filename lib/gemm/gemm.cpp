@@ -342,7 +342,11 @@ void multiply_region(const Operands<T>& op, const Region& r) {
     // Goto's order reads C back once per K block, the far-C order its B
     // panel once per MC block: about the same bytes, so the order keeps in
     // cache the one that fits there.
-    if (c_bytes <= kNearC || c_bytes <= bytes(K, std::min(NC_far, r.j1 - r.j0))) {
+    // Nor where K is so long that its packs would pass kPanelBytes even at
+    // their narrowest (NC_L2 columns of B, one A group): Goto's order packs
+    // one K block at a time.
+    if (c_bytes <= kNearC || c_bytes <= bytes(K, std::min(NC_far, r.j1 - r.j0)) ||
+        bytes(K, std::max(NC_L2, whole(rows_per_pack, MR))) > static_cast<std::size_t>(kPanelBytes)) {
         // Goto's order: each K block's B panel is packed once and serves every
         // MC block of A from L2, while C waits in L3 for the next K block.
         T* packed_a = nullptr;
