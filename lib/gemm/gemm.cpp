@@ -377,11 +377,10 @@ void multiply_region(const Operands<T>& op, const Region& r) {
     // between the blocks instead of coming back from DRAM once per block
     // (the same sums in the same order, gemm.h). B is packed for all of K at
     // once, and each MC block reads its K blocks of it back.
-    const std::int64_t NC = NC_far;
     T* packed_a = nullptr;
     std::int64_t packed_rows = 0;  // rows of the current A pack, in whole slivers
-    for (std::int64_t jc = r.j0; jc < r.j1; jc += NC) {
-        const std::int64_t nc = std::min(NC, r.j1 - jc), nc_slivers = whole(nc, NR);
+    for (std::int64_t jc = r.j0; jc < r.j1; jc += NC_far) {
+        const std::int64_t nc = std::min(NC_far, r.j1 - jc), nc_slivers = whole(nc, NR);
         // K block pc starts at pc * nc_slivers, as if every block were KC deep.
         T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(nc_slivers * K));
         for (std::int64_t pc = 0; pc < K; pc += KC)
