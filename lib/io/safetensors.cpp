@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -22,18 +25,61 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::size_t dtype_size(DType d) { return d == DType::F32 ? 4 : 8; }
-const char* dtype_name(DType d) { return d == DType::F32 ? "F32" : "F64"; }
+// Every dtype the format defines, with its size in bytes; ffn-lab reads the
+// four of DType and checks the byte ranges of all.
+const std::map<std::string, std::uint64_t> kDtypeBytes = {
+    {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},
+    {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4},     {"F64", 8},     {"I64", 8}, {"U64", 8}};
 
-// Every dtype the format defines; ffn-lab reads F32 and F64.
-const std::set<std::string> kKnownDtypes = {"BOOL", "U8",  "I8",  "F8_E5M2", "F8_E4M3", "I16", "U16", "F16",
-                                            "BF16", "I32", "U32", "F32",     "F64",     "I64", "U64"};
+std::size_t dtype_size(DType d) {
+    switch (d) {
+        case DType::F16:
+        case DType::BF16: return 2;
+        case DType::F32: return 4;
+        case DType::F64: return 8;
+    }
+    return 0;
+}
 
 // Header lengths above this are refused before allocating (the reference
 // implementation's limit is 100 MB).
 constexpr std::uint64_t kMaxHeader = 100'000'000;
 
+std::uint16_t u16_at(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+
 }  // namespace
+
+const char* dtype_name(DType d) {
+    switch (d) {
+        case DType::F16: return "F16";
+        case DType::BF16: return "BF16";
+        case DType::F32: return "F32";
+        case DType::F64: return "F64";
+    }
+    return "?";
+}
+
+std::optional<DType> readable_dtype(const std::string& name) {
+    for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16})
+        if (name == dtype_name(d)) return d;
+    return std::nullopt;
+}
+
+float half_to_float(std::uint16_t bits) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+    const std::uint32_t exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+    if (exponent == 0) {
+        // Zero or subnormal: mantissa * 2^-24, exact in float32.
+        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+        return sign ? -magnitude : magnitude;
+    }
+    std::uint32_t out;
+    if (exponent == 0x1f) out = sign | 0x7f800000u | (mantissa << 13);  // inf, or NaN with its payload
+    else out = sign | ((exponent + 112) << 23) | (mantissa << 13);     // rebias 15 -> 127
+    return std::bit_cast<float>(out);
+}
+
+float bfloat16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
 
 std::size_t TensorData::element_count() const {
     std::size_t n = 1;
@@ -43,16 +89,27 @@ std::size_t TensorData::element_count() const {
 
 std::vector<double> TensorData::as_doubles() const {
     std::vector<double> out(element_count());
+    const unsigned char* p = bytes.data();
     for (std::size_t i = 0; i < out.size(); ++i) {
-        if (dtype == DType::F32) {
-            float f;
-            std::memcpy(&f, bytes.data() + 4 * i, 4);
-            out[i] = f;
-        } else {
-            std::memcpy(&out[i], bytes.data() + 8 * i, 8);
+        switch (dtype) {
+            case DType::F16: out[i] = half_to_float(u16_at(p + 2 * i)); break;
+            case DType::BF16: out[i] = bfloat16_to_float(u16_at(p + 2 * i)); break;
+            case DType::F32: {
+                float f;
+                std::memcpy(&f, p + 4 * i, 4);
+                out[i] = f;
+                break;
+            }
+            case DType::F64: std::memcpy(&out[i], p + 8 * i, 8); break;
         }
     }
     return out;
+}
+
+const TensorEntry* SafetensorsHeader::find(const std::string& name) const {
+    for (const auto& t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
 }
 
 const TensorData* SafetensorsFile::find(const std::string& name) const {
@@ -97,10 +154,8 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
     write_file_atomically(path, out);
 }
 
-SafetensorsFile read_safetensors(const std::string& path) {
+SafetensorsHeader read_safetensors_header(const std::string& path) {
     auto fail = [&](const std::string& what) -> Error { return Error(path + ": not a valid safetensors file: " + what); };
-    // The header first, and the data only once the header has said how
-    // large it is: a file far larger than its header is refused unread.
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
@@ -119,23 +174,12 @@ SafetensorsFile read_safetensors(const std::string& path) {
     if (n > file_size - 8) throw fail("header length " + std::to_string(n) + " runs past the end of the file");
     std::string header_text(n, '\0');
     in.read(header_text.data(), static_cast<std::streamsize>(n));
+    if (!in) throw Error(path + ": cannot read the header (" + std::strerror(errno) + ")");
     const Json header = parse_json(header_text, path + ": safetensors header");
     if (!header.is_object()) throw fail("header is not a JSON object");
     const std::uint64_t data_size = file_size - 8 - n;
-    std::uint64_t data_end = 0;
-    for (const auto& item : header.items())
-        if (item.key() != "__metadata__" && item.value().is_object() && item.value().contains("data_offsets") &&
-            item.value()["data_offsets"].is_array() && item.value()["data_offsets"].size() == 2 &&
-            item.value()["data_offsets"][1].is_number_unsigned())
-            data_end = std::max(data_end, item.value()["data_offsets"][1].get<std::uint64_t>());
-    if (data_end < data_size)
-        throw fail("the data section has " + std::to_string(data_size - data_end) + " unused bytes at its end");
-    std::string data(data_size, '\0');
-    in.read(data.data(), static_cast<std::streamsize>(data_size));
-    if (!in) throw Error(path + ": cannot read the file whole (" + std::strerror(errno) + ")");
-    const char* base = data.data();
 
-    SafetensorsFile file;
+    SafetensorsHeader out{path, 8 + n, {}, {}};
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     for (const auto& item : header.items()) {
         const std::string& name = item.key();
@@ -144,7 +188,7 @@ SafetensorsFile read_safetensors(const std::string& path) {
             if (!e.is_object()) throw fail("__metadata__ is not an object");
             for (const auto& m : e.items()) {
                 if (!m.value().is_string()) throw fail("__metadata__ value for '" + m.key() + "' is not a string");
-                file.metadata[m.key()] = m.value().get<std::string>();
+                out.metadata[m.key()] = m.value().get<std::string>();
             }
             continue;
         }
@@ -155,11 +199,9 @@ SafetensorsFile read_safetensors(const std::string& path) {
             if (field.key() != "dtype" && field.key() != "shape" && field.key() != "data_offsets")
                 throw fail(where + "unknown field '" + field.key() + "'");
         if (!e["dtype"].is_string()) throw fail(where + "dtype is not a string");
-        const std::string dtype = e["dtype"].get<std::string>();
-        if (!kKnownDtypes.count(dtype)) throw fail(where + "unknown dtype '" + dtype + "'");
-        if (dtype != "F32" && dtype != "F64")
-            throw Error(path + ": " + where + "dtype " + dtype + " is not supported (ffn-lab reads F32 and F64)");
-        TensorData t{name, dtype == "F32" ? DType::F32 : DType::F64, {}, {}};
+        TensorEntry t{name, e["dtype"].get<std::string>(), {}, 0, 0};
+        const auto size = kDtypeBytes.find(t.dtype);
+        if (size == kDtypeBytes.end()) throw fail(where + "unknown dtype '" + t.dtype + "'");
         if (!e["shape"].is_array()) throw fail(where + "shape is not a list");
         std::uint64_t count = 1;
         for (const auto& s : e["shape"]) {
@@ -172,16 +214,16 @@ SafetensorsFile read_safetensors(const std::string& path) {
         const Json& off = e["data_offsets"];
         if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
             throw fail(where + "data_offsets is not a pair of offsets");
-        const auto begin = off[0].get<std::uint64_t>(), end = off[1].get<std::uint64_t>();
-        if (begin > end || end > data_size)
-            throw fail(where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+        t.begin = off[0].get<std::uint64_t>();
+        t.end = off[1].get<std::uint64_t>();
+        if (t.begin > t.end || t.end > data_size)
+            throw fail(where + "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                        "] lie outside the data section of " + std::to_string(data_size) + " bytes");
-        if (end - begin != count * dtype_size(t.dtype))
-            throw fail(where + "shape needs " + std::to_string(count * dtype_size(t.dtype)) + " bytes, data_offsets give " +
-                       std::to_string(end - begin));
-        t.bytes.assign(base + begin, base + end);
-        ranges.emplace_back(begin, end);
-        file.tensors.push_back(std::move(t));
+        if (t.end - t.begin != count * size->second)
+            throw fail(where + "shape needs " + std::to_string(count * size->second) + " bytes, data_offsets give " +
+                       std::to_string(t.end - t.begin));
+        ranges.emplace_back(t.begin, t.end);
+        out.tensors.push_back(std::move(t));
     }
     // The tensors must tile the data section exactly.
     std::sort(ranges.begin(), ranges.end());
@@ -192,6 +234,42 @@ SafetensorsFile read_safetensors(const std::string& path) {
         covered = end;
     }
     if (covered != data_size) throw fail("the data section has " + std::to_string(data_size - covered) + " unused bytes at its end");
+    return out;
+}
+
+TensorData read_tensor(const SafetensorsHeader& header, const TensorEntry& entry) {
+    const std::string where = header.path + ": tensor '" + entry.name + "': ";
+    const auto dtype = readable_dtype(entry.dtype);
+    if (!dtype) {
+        const bool quantised = entry.dtype == "I8" || entry.dtype == "U8" || entry.dtype.rfind("F8_", 0) == 0;
+        throw Error(where + "dtype " + entry.dtype + (quantised ? " is a quantised format; " : " is not one ffn-lab reads; ") +
+                    "ffn-lab reads F32, F64, F16 and BF16" + (quantised ? " (dequantise the checkpoint first)" : ""));
+    }
+    TensorData t{entry.name, *dtype, entry.shape, std::vector<unsigned char>(entry.end - entry.begin)};
+    const int fd = ::open(header.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(where + "cannot open the file (" + std::strerror(errno) + ")");
+    std::size_t done = 0;
+    while (done < t.bytes.size()) {
+        const ssize_t got = ::pread(fd, t.bytes.data() + done, t.bytes.size() - done,
+                                    static_cast<off_t>(header.data_start + entry.begin + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error(where + (got == 0 ? std::string("the file ends before the tensor's bytes (changed since its header was read?)")
+                                          : "cannot read its bytes (" + std::string(std::strerror(err)) + ")"));
+        }
+        done += static_cast<std::size_t>(got);
+    }
+    ::close(fd);
+    return t;
+}
+
+SafetensorsFile read_safetensors(const std::string& path) {
+    const SafetensorsHeader header = read_safetensors_header(path);
+    SafetensorsFile file;
+    file.metadata = header.metadata;
+    for (const auto& entry : header.tensors) file.tensors.push_back(read_tensor(header, entry));
     return file;
 }
 

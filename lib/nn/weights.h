@@ -4,6 +4,7 @@
 // file loads into a float32 model and the reverse (rounded to nearest).
 #include <map>
 #include <string>
+#include <vector>
 
 #include "nn/module.h"
 
@@ -21,5 +22,11 @@ void save_weights(const std::string& path, Module<T>& module, const std::map<std
 template <class T>
 void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names = {},
                   const std::map<std::string, std::string>& aliases = {});
+
+// Copies a tensor's values (widened to double) into `out`, rounded to T;
+// throws ffn::Error naming `where` and the element when one is NaN,
+// infinite or beyond T's range.
+template <class T>
+void copy_finite(const std::vector<double>& values, T* out, const std::string& where);
 
 }  // namespace ffn::nn

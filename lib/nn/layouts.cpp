@@ -1,0 +1,260 @@
+#include "nn/layouts.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "nn/weights.h"
+
+namespace ffn::nn {
+
+namespace {
+
+// One row of the table: where a layout's MLP tensors sit and what they mean.
+struct Layout {
+    const char* name;
+    std::vector<std::string> stacks;  // the block prefixes, the LM-head wrapper's first
+    const char* gate;                 // nullptr: not gated
+    const char* up;
+    const char* down;
+    bool transposed;       // weights stored [in, out] (GPT-2's Conv1D)
+    bool biases_required;  // false: read where present (Llama's mlp_bias)
+    Activation activation;
+    const char* config_key;  // config.json's name for the activation
+};
+
+const std::vector<Layout>& layouts() {
+    static const std::vector<Layout> table = {
+        {"gpt2", {"transformer.h.", "h."}, nullptr, "c_fc", "c_proj", true, true, Activation::gelu_tanh, "activation_function"},
+        {"gpt_neox", {"gpt_neox.layers.", "layers."}, nullptr, "dense_h_to_4h", "dense_4h_to_h", false, true, Activation::gelu, "hidden_act"},
+        {"llama", {"model.layers.", "layers."}, "gate_proj", "up_proj", "down_proj", false, false, Activation::silu, "hidden_act"},
+    };
+    return table;
+}
+
+// Hugging Face's activation names (transformers' ACT2FN) that ffn-lab
+// computes: gelu_new, gelu_pytorch_tanh and gelu_fast are one formula, the
+// tanh approximation, in three spellings.
+const std::map<std::string, Activation>& hf_activations() {
+    static const std::map<std::string, Activation> names = {
+        {"gelu", Activation::gelu},           {"gelu_new", Activation::gelu_tanh}, {"gelu_pytorch_tanh", Activation::gelu_tanh},
+        {"gelu_fast", Activation::gelu_tanh}, {"relu", Activation::relu},          {"silu", Activation::silu},
+        {"swish", Activation::silu},          {"tanh", Activation::tanh},          {"sigmoid", Activation::sigmoid}};
+    return names;
+}
+
+// The layer indices under `stack` whose up weight is named as `layout` names
+// it (".weight", or GPTQ/AWQ's ".qweight" when `quantised`).
+std::set<std::size_t> layers_under(const std::vector<std::string>& names, const std::string& stack, const Layout& layout,
+                                   const char* suffix) {
+    std::set<std::size_t> found;
+    const std::string tail = std::string(".mlp.") + layout.up + suffix;
+    for (const auto& n : names) {
+        if (n.size() <= stack.size() + tail.size() || n.compare(0, stack.size(), stack) != 0 ||
+            n.compare(n.size() - tail.size(), tail.size(), tail) != 0)
+            continue;
+        const char* first = n.data() + stack.size();
+        const char* last = n.data() + n.size() - tail.size();
+        std::size_t index = 0;
+        const auto [end, ec] = std::from_chars(first, last, index);
+        if (ec == std::errc() && end == last && first != last && (*first != '0' || last - first == 1)) found.insert(index);
+    }
+    return found;
+}
+
+std::string ranges_text(const std::set<std::size_t>& s) {
+    std::vector<std::string> parts;
+    for (auto it = s.begin(); it != s.end();) {
+        std::size_t lo = *it, hi = lo;
+        for (++it; it != s.end() && *it == hi + 1; ++it) hi = *it;
+        parts.push_back(lo == hi ? std::to_string(lo) : fmt::format("{}-{}", lo, hi));
+    }
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+struct Match {
+    const Layout* layout;
+    std::string stack;
+    std::set<std::size_t> layers;
+};
+
+const Layout& layout_named(const std::string& name) {
+    for (const auto& l : layouts())
+        if (name == l.name) return l;
+    throw Error(fmt::format("key 'layout': '{}' is not a layout of a checkpoint's layer (known: {})", name, fmt::join(layout_names(), ", ")));
+}
+
+std::string tensor_name(const Match& m, std::size_t layer, const char* role, const char* what) {
+    return fmt::format("{}{}.mlp.{}.{}", m.stack, layer, role, what);
+}
+
+}  // namespace
+
+const std::vector<std::string>& layout_names() {
+    static const std::vector<std::string> names = {"gpt2", "gpt_neox", "llama", "sequential"};
+    return names;
+}
+
+LayerSpec find_layer(const io::Checkpoint& checkpoint, std::optional<std::size_t> layer, const std::optional<std::string>& layout) {
+    const std::string& path = checkpoint.path();
+    const std::vector<std::string> names = checkpoint.names();
+    std::vector<Match> matches;
+    for (const auto& l : layouts()) {
+        if (layout && *layout != l.name) continue;
+        for (const auto& stack : l.stacks) {
+            auto found = layers_under(names, stack, l, ".weight");
+            if (!found.empty()) matches.push_back({&l, stack, std::move(found)});
+        }
+    }
+    if (matches.empty()) {
+        for (const auto& l : layouts())
+            for (const auto& stack : l.stacks)
+                if (!layers_under(names, stack, l, ".qweight").empty())
+                    throw Error(fmt::format("{}: a quantised checkpoint ({}N.mlp.{}.qweight, as GPTQ and AWQ write); ffn-lab reads F32, F64, F16 and BF16 weights (dequantise it first)",
+                                            path, stack, l.up));
+        if (layout) {
+            const Layout& l = layout_named(*layout);
+            throw Error(fmt::format("{}: layout '{}' names no tensor here (it looks for {}N.mlp.{}.weight)", path, *layout, l.stacks.front(), l.up));
+        }
+        throw Error(fmt::format("{}: no MLP layer of a known layout (looked for transformer.h.N.mlp.c_fc, gpt_neox.layers.N.mlp.dense_h_to_4h, "
+                                "model.layers.N.mlp.up_proj, each with or without its first prefix; ffn-lab's own and nn.Sequential files "
+                                "take layout \"sequential\")",
+                                path));
+    }
+    if (matches.size() > 1) {
+        std::vector<std::string> found;
+        for (const auto& m : matches) found.push_back(fmt::format("{} ({}N.mlp)", m.layout->name, m.stack));
+        throw Error(fmt::format("{}: the tensor names fit more than one layout: {}; name one with the key 'layout'", path, fmt::join(found, ", ")));
+    }
+    const Match& m = matches.front();
+    const Layout& l = *m.layout;
+    const std::size_t count = *m.layers.rbegin() + 1;
+    if (!layer) {
+        if (m.layers.size() > 1)
+            throw Error(fmt::format("key 'layer': {} holds {} MLP layers ({}); name one", path, m.layers.size(), ranges_text(m.layers)));
+        layer = *m.layers.begin();
+    }
+    if (!m.layers.count(*layer))
+        throw Error(fmt::format("key 'layer': layer {}: the checkpoint has layers {}", *layer, ranges_text(m.layers)));
+
+    LayerSpec spec{.layout = l.name, .layer = *layer, .layers = count, .activation = l.activation, .gated = l.gate != nullptr};
+    spec.source = fmt::format("{}, layer {} ({})", path, *layer, l.name);
+    // Shapes as nn.Linear holds them, [out, in]: Conv1D's are read swapped.
+    const auto linear_shape = [&](const char* role) {
+        const std::string name = tensor_name(m, *layer, role, "weight");
+        if (!checkpoint.has(name)) throw Error(fmt::format("{}: layer {} has no tensor '{}'", path, *layer, name));
+        std::vector<std::size_t> s = checkpoint.entry(name).shape;
+        if (s.size() != 2) throw Error(fmt::format("{}: tensor '{}' has shape {}, not a matrix", path, name, shape_text(s)));
+        if (l.transposed) std::swap(s[0], s[1]);
+        return s;
+    };
+    const auto up = linear_shape(l.up), down = linear_shape(l.down);
+    const auto gate = l.gate ? linear_shape(l.gate) : up;
+    spec.hidden = up[0];
+    spec.d = up[1];
+    if (gate != up || down[0] != spec.d || down[1] != spec.hidden || spec.d == 0 || spec.hidden == 0) {
+        const auto stored = [&](const char* role) { return fmt::format("{} {}", role, shape_text(checkpoint.entry(tensor_name(m, *layer, role, "weight")).shape)); };
+        throw Error(fmt::format("{}: layer {}'s shapes disagree: {}{}, {}{}", path, *layer, l.gate ? stored(l.gate) + ", " : "", stored(l.up),
+                                stored(l.down), l.transposed ? " (stored [in, out], as Conv1D)" : ""));
+    }
+    // Biases: all or none.
+    std::vector<const char*> roles = {l.up, l.down};
+    if (l.gate) roles.insert(roles.begin(), l.gate);
+    std::size_t with_bias = 0;
+    for (const char* role : roles) with_bias += checkpoint.has(tensor_name(m, *layer, role, "bias"));
+    if (l.biases_required && with_bias != roles.size())
+        throw Error(fmt::format("{}: layer {} lacks a bias of {} (a {} layer has one on each projection)", path, *layer,
+                                fmt::join(roles, "/"), l.name));
+    if (with_bias != 0 && with_bias != roles.size())
+        throw Error(fmt::format("{}: layer {} has biases on some of {} but not all", path, *layer, fmt::join(roles, "/")));
+    spec.biases = with_bias == roles.size();
+    for (const char* role : roles) {
+        const auto expect_bias = [&](const std::string& name, std::size_t n) {
+            const auto& s = checkpoint.entry(name).shape;
+            if (s != std::vector<std::size_t>{n})
+                throw Error(fmt::format("{}: tensor '{}' has shape {}, the layer needs [{}]", path, name, shape_text(s), n));
+        };
+        if (spec.biases) expect_bias(tensor_name(m, *layer, role, "bias"), role == l.down ? spec.d : spec.hidden);
+    }
+    if (const auto& config = checkpoint.config(); config && config->contains(l.config_key)) {
+        const auto& value = (*config)[l.config_key];
+        const auto known = value.is_string() ? hf_activations().find(value.get<std::string>()) : hf_activations().end();
+        if (known == hf_activations().end()) {
+            std::vector<std::string> have;
+            for (const auto& [name, a] : hf_activations()) have.push_back(name);
+            throw Error(fmt::format("{}/config.json: {} {} is not an activation ffn-lab computes (it has {})",
+                                    checkpoint.folder(), l.config_key, value.dump(), fmt::join(have, ", ")));
+        }
+        spec.activation = known->second;
+    }
+    return spec;
+}
+
+std::vector<std::pair<std::string, std::string>> layer_tensor_names(const io::Checkpoint& checkpoint, const LayerSpec& spec) {
+    const Layout& l = layout_named(spec.layout);
+    for (const auto& stack : l.stacks) {
+        const Match m{&l, stack, {}};
+        if (!checkpoint.has(tensor_name(m, spec.layer, l.up, "weight"))) continue;
+        std::vector<std::pair<std::string, std::string>> out;
+        const auto add = [&](const char* role, const char* ours) {
+            out.emplace_back(std::string(ours) + ".weight", tensor_name(m, spec.layer, role, "weight"));
+            if (spec.biases) out.emplace_back(std::string(ours) + ".bias", tensor_name(m, spec.layer, role, "bias"));
+        };
+        if (l.gate) add(l.gate, "gate");
+        add(l.up, "up");
+        add(l.down, "down");
+        return out;
+    }
+    throw Error(fmt::format("{}: layer {} of layout {} is not in the checkpoint", checkpoint.path(), spec.layer, spec.layout));
+}
+
+template <class T>
+LoadedLayer<T> load_layer(const io::Checkpoint& checkpoint, const LayerSpec& spec) {
+    LoadedLayer<T> out{spec, nullptr, nullptr};
+    if (spec.gated) out.gated = std::make_unique<GatedMLP<T>>(spec.d, spec.hidden, spec.activation, spec.biases);
+    else out.plain = std::make_unique<MLP<T>>(std::vector<std::size_t>{spec.d, spec.hidden, spec.d}, spec.activation, spec.biases);
+    const bool transposed = layout_named(spec.layout).transposed;
+    std::map<std::string, ParamRef<T>> params;
+    for (auto& p : out.module().parameters()) params.emplace(p.name, p);
+    for (const auto& [ours, stored] : layer_tensor_names(checkpoint, spec)) {
+        const ParamRef<T>& p = params.at(ours);
+        const io::TensorData t = checkpoint.read(stored);
+        std::vector<double> values = t.as_doubles();
+        if (transposed && p.shape.size() == 2) {  // [in, out] -> [out, in]
+            const std::size_t rows = p.shape[0], cols = p.shape[1];
+            std::vector<double> swapped(values.size());
+            for (std::size_t i = 0; i < cols; ++i)
+                for (std::size_t j = 0; j < rows; ++j) swapped[j * cols + i] = values[i * rows + j];
+            values = std::move(swapped);
+        }
+        copy_finite(values, p.value, fmt::format("{} ({}): tensor '{}'", checkpoint.path(), checkpoint.shard_name(stored), stored));
+    }
+    return out;
+}
+
+template <class T>
+Matrix<T> LoadedLayer<T>::pre_activation(const Matrix<T>& X) const {
+    return nn::apply(plain ? plain->layers.front() : gated->gate, X);
+}
+
+template <class T>
+Matrix<T> LoadedLayer<T>::hidden(const Matrix<T>& X) {
+    // The forward's own hidden values, read by its hook: the same bits the
+    // down projection reads.
+    Matrix<T> H;
+    module().forward_with_hook(X, [&](std::size_t, Matrix<T>& h) { H = h; });
+    return H;
+}
+
+template struct LoadedLayer<float>;
+template struct LoadedLayer<double>;
+template LoadedLayer<float> load_layer<float>(const io::Checkpoint&, const LayerSpec&);
+template LoadedLayer<double> load_layer<double>(const io::Checkpoint&, const LayerSpec&);
+
+}  // namespace ffn::nn
