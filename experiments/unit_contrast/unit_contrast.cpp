@@ -20,6 +20,7 @@
 #include "analysis/units.h"
 #include "core/stats.h"
 #include "experiments/support/planted_task.h"
+#include "experiments/support/real_layer.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::unit_contrast {
@@ -34,58 +35,8 @@ const std::vector<std::string> kReplacements = {"zero", "mean"};
 // The per-run counts the survival table sums over seeds.
 constexpr const char* kCounts[] = {"winners", "naive_significant", "significant", "survived", "winners_planted", "survived_planted"};
 
-// Post-activations of the hidden layer, rows x m, in float64.
-struct Hidden {
-    std::size_t rows = 0, m = 0;
-    std::vector<double> h;
-    double at(std::size_t r, std::size_t j) const { return h[r * m + j]; }
-};
-
-template <class T>
-Hidden hidden_of(const nn::MLP<T>& mlp, const nn::Matrix<T>& X) {
-    nn::Matrix<T> H = nn::apply(mlp.layers[0], X);
-    nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
-    Hidden out{H.shape()[0], H.shape()[1], {}};
-    out.h.assign(H.data(), H.data() + H.size());
-    return out;
-}
-
-// Per unit: the means of rows labelled 1 (group a) and 0 (group b), and
-// the standardised contrast (mean_a - mean_b) / sqrt((var_a + var_b) / 2)
-// with sample variances; 0 for a unit constant within each group, which
-// has no standardised contrast (and is never chosen).
-struct Contrasts {
-    std::vector<double> mean_a, mean_b, effect;
-};
-
-Contrasts contrasts(const Hidden& H, const std::vector<char>& label) {
-    const std::size_t m = H.m;
-    std::vector<double> sum[2] = {std::vector<double>(m), std::vector<double>(m)};
-    std::vector<double> sq[2] = {std::vector<double>(m), std::vector<double>(m)};
-    double count[2] = {0, 0};
-    for (std::size_t r = 0; r < H.rows; ++r) {
-        const int g = label[r] ? 1 : 0;
-        count[g] += 1;
-        const double* row = H.h.data() + r * m;
-        for (std::size_t j = 0; j < m; ++j) {
-            sum[g][j] += row[j];
-            sq[g][j] += row[j] * row[j];
-        }
-    }
-    Contrasts c{std::vector<double>(m), std::vector<double>(m), std::vector<double>(m)};
-    for (std::size_t j = 0; j < m; ++j) {
-        double var[2];
-        for (int g = 0; g < 2; ++g) {
-            const double mean = sum[g][j] / count[g];
-            var[g] = std::max(0.0, (sq[g][j] - count[g] * mean * mean) / (count[g] - 1));
-        }
-        c.mean_a[j] = sum[1][j] / count[1];
-        c.mean_b[j] = sum[0][j] / count[0];
-        const double pooled = std::sqrt((var[0] + var[1]) / 2);
-        c.effect[j] = pooled > 0 ? (c.mean_a[j] - c.mean_b[j]) / pooled : 0.0;
-    }
-    return c;
-}
+using analysis::Contrasts;
+using analysis::HiddenValues;
 
 // One split's inputs, group a's rows first, and their labels (1: group a).
 template <class T>
@@ -171,29 +122,24 @@ double smallest_p(std::size_t rows, std::size_t in_a, std::int64_t permutations)
     return std::max(1.0 / (1.0 + static_cast<double>(permutations)), std::exp(-log_distinct));
 }
 
-// The held-out inputs of a run: `group_samples` a group, or the second
-// half of each given group.
-std::pair<std::size_t, std::size_t> held_out_sizes(const runner::Run& r) {
-    if (r.string("groups") != "given") {
-        const auto n = static_cast<std::size_t>(r.integer("group_samples"));
-        return {n, n};
-    }
-    const std::size_t a = r.matrix("inputs_a").size(), b = r.matrix("inputs_b").size();
-    return {a - a / 2, b - b / 2};
-}
-
 // What the groups, the readout, a loaded model and the tests need of each
-// other, before any run starts.
+// other, before any run starts (a checkpoint's layer is found from its
+// headers; the inputs file is read whole).
 void refuse_bad_settings(const runner::Run& r) {
-    const auto d = static_cast<std::size_t>(r.integer("d"));
     const bool given = r.string("groups") == "given", loaded = !r.string("weights").empty();
     if (loaded && !given)
-        throw Error("key 'groups': a model from 'weights' has no planted features; give its groups as \"given\" with inputs_a and inputs_b");
+        throw Error("key 'groups': a model from 'weights' has no planted features; give its groups as \"given\" (an 'inputs' file, or inputs_a and inputs_b)");
+    const std::optional<FoundLayer> layer = checkpoint_layer(r);
+    const auto d = layer ? layer->spec.d : static_cast<std::size_t>(r.integer("d"));
+    const auto m = layer ? layer->spec.hidden : static_cast<std::size_t>(r.integer("m"));
+    if (!given && !r.string("inputs").empty())
+        throw Error(fmt::format("key 'inputs': inputs are read only with groups \"given\" (groups is \"{}\")", r.string("groups")));
     for (const char* key : {"inputs_a", "inputs_b"}) {
         const auto rows = r.matrix(key);
-        if (!given && !rows.empty())
+        if (rows.empty()) continue;
+        if (!given)
             throw Error(fmt::format("key '{}': inputs are read only with groups \"given\" (groups is \"{}\")", key, r.string("groups")));
-        if (!given) continue;
+        if (!r.string("inputs").empty()) throw Error(fmt::format("key '{}': the groups come from the 'inputs' file; give them one way", key));
         if (rows.size() < 4)
             throw Error(fmt::format("key '{}': {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)", key, rows.size()));
         if (rows.front().size() != d)
@@ -206,36 +152,52 @@ void refuse_bad_settings(const runner::Run& r) {
                 if (!(std::abs(x) <= largest))
                     throw Error(fmt::format("key '{}': row {} holds {}, beyond what {} can hold", key, i + 1, x, r.string("dtype")));
     }
-    const std::size_t q = r.numbers("readout").size();
+    std::size_t held_a = static_cast<std::size_t>(r.integer("group_samples")), held_b = held_a, q = r.numbers("readout").size();
+    if (given) {
+        const GivenGroups groups = given_groups(r, d);
+        for (const auto* g : {&groups.a, &groups.b})
+            if (g->size() < 4)
+                throw Error(fmt::format("key 'inputs_{}': {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)",
+                                        g == &groups.a ? "a" : "b", g->size()));
+        held_a = groups.a.size() - groups.a.size() / 2;
+        held_b = groups.b.size() - groups.b.size() / 2;
+        if (q == 0) q = groups.readout.size();
+    }
     if (q != 0 && q != d) throw Error(fmt::format("key 'readout': {} values, but the model writes d = {}", q, d));
-    if (q == 0 && given) throw Error("key 'readout': groups \"given\" need a readout q of d values (there is no planted direction to use)");
+    if (q == 0 && given)
+        throw Error("key 'readout': groups \"given\" need a readout q of d values, in the config or as tensor 'readout' of the inputs file (there is no planted direction to use)");
     if (!loaded && r.integer("feature") >= r.integer("features"))
         throw Error(fmt::format("key 'feature': {} is not one of the {} planted features (0 to {})", r.integer("feature"),
                                 r.integer("features"), r.integer("features") - 1));
-    if (r.integer("top") > r.integer("m"))
-        throw Error(fmt::format("key 'top': {} units cannot be chosen from the {} hidden units", r.integer("top"), r.integer("m")));
+    if (static_cast<std::size_t>(r.integer("top")) > m)
+        throw Error(fmt::format("key 'top': {} units cannot be chosen from the {} hidden units", r.integer("top"), m));
     const double alpha = r.number("alpha");
     if (alpha <= 0 || alpha >= 1) throw Error(fmt::format("key 'alpha': {} is not a significance level (it must lie strictly between 0 and 1)", alpha));
     // A held-out test that could never pass would print "0 survive" as if
     // it were a finding.
-    const auto [a, b] = held_out_sizes(r);
-    const double floor = static_cast<double>(r.integer("top")) * smallest_p(a + b, a, r.integer("permutations"));
+    const double floor = static_cast<double>(r.integer("top")) * smallest_p(held_a + held_b, held_a, r.integer("permutations"));
     if (floor >= alpha)
         throw Error(fmt::format("keys 'permutations', 'top', 'alpha': the held-out test of {} winners on {} + {} inputs gives p >= {:.3g}, "
                                 "never below alpha = {}; more permutations, inputs or a larger alpha",
-                                r.integer("top"), a, b, floor, alpha));
+                                r.integer("top"), held_a, held_b, floor, alpha));
 }
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
     // The model: trained on the planted task, or read from `weights` (then
-    // the task's keys are not used and there is no ground truth).
-    const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
+    // the task's keys are not used and there is no ground truth): a
+    // checkpoint's layer by its layout, or a d-m-d MLP by ffn-lab's or
+    // nn.Sequential's names.
     std::optional<planted::Task<T>> task;
-    nn::MLP<T> mlp({d, m, d}, nn::parse_activation(run.string("activation")));
+    nn::MLP<T> mlp({static_cast<std::size_t>(run.integer("d")), static_cast<std::size_t>(run.integer("m")),
+                    static_cast<std::size_t>(run.integer("d"))},
+                   nn::parse_activation(run.string("activation")));
+    std::optional<nn::LoadedLayer<T>> layer;
     std::string status = "loaded";
     planted::Fit fit{.usable = true, .learned = true};
-    if (!run.string("weights").empty()) {
+    if (const auto found = checkpoint_layer(run)) {
+        layer = nn::load_layer<T>(found->checkpoint, found->spec);
+    } else if (!run.string("weights").empty()) {
         nn::load_weights(run.string("weights"), mlp, weight_names(run), torch_sequential_names());
     } else {
         task = planted::make_task<T>(run);
@@ -244,6 +206,15 @@ std::vector<report::Table> compute(const runner::Run& run) {
         fit = planted::score(mlp, *task, record);
         status = record.status;
     }
+    const std::size_t d = layer ? layer->spec.d : static_cast<std::size_t>(run.integer("d"));
+    const std::size_t m = layer ? layer->spec.hidden : static_cast<std::size_t>(run.integer("m"));
+    const auto hidden_of = [&](const nn::Matrix<T>& X) {
+        if (layer) return layer->hidden(X);
+        nn::Matrix<T> H = nn::apply(mlp.layers[0], X);
+        nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
+        return H;
+    };
+    const nn::Linear<T>& down = layer ? layer->down() : mlp.layers[1];
 
     report::Table chosen("chosen");
     chosen.add_column("rank", ColumnType::integer).add_column("unit", ColumnType::integer);
@@ -271,9 +242,11 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // each shuffled and cut in two, discovery first.
     const auto k = static_cast<std::size_t>(run.integer("feature"));
     Split<T> split[2];  // discovery, held out
+    std::optional<GivenGroups> given;
     if (run.string("groups") == "given") {
         Rng order = Rng::stream(run.seed, fnv1a64(fmt::format("unit_contrast d={}", d)), "split");
-        const nn::Matrix<T> A = shuffled_rows<T>(run.matrix("inputs_a"), order), B = shuffled_rows<T>(run.matrix("inputs_b"), order);
+        given = given_groups(run, d);
+        const nn::Matrix<T> A = shuffled_rows<T>(given->a, order), B = shuffled_rows<T>(given->b, order);
         const std::size_t na = A.shape()[0] / 2, nb = B.shape()[0] / 2;
         split[0] = stack(row_range(A, 0, na), row_range(B, 0, nb));
         split[1] = stack(row_range(A, na, A.shape()[0]), row_range(B, nb, B.shape()[0]));
@@ -288,9 +261,10 @@ std::vector<report::Table> compute(const runner::Run& run) {
             part = stack(a, b);
         }
     }
-    const Hidden discovery = hidden_of(mlp, split[0].X), held_out = hidden_of(mlp, split[1].X);
+    const nn::Matrix<T> H_discovery = hidden_of(split[0].X), H_held_out = hidden_of(split[1].X);
+    const HiddenValues discovery = analysis::hidden_values(H_discovery), held_out = analysis::hidden_values(H_held_out);
     const std::vector<char> label = split[0].labels(), held_label = split[1].labels();
-    const Contrasts found = contrasts(discovery, label), again = contrasts(held_out, held_label);
+    const Contrasts found = analysis::unit_contrasts(discovery, label), again = analysis::unit_contrasts(held_out, held_label);
     const std::size_t top = static_cast<std::size_t>(run.integer("top"));  // validate keeps top <= m
 
     std::vector<std::size_t> order(m);
@@ -308,23 +282,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // inputs were read), times the number of winners (Bonferroni).
     const auto permutations = static_cast<std::size_t>(run.integer("permutations"));
     Rng shuffle = Rng::stream(run.seed, fnv1a64(fmt::format("unit_contrast m={}", m)), "permutation");
-    std::vector<std::size_t> beats_max(top, 0), beats_own(top, 0), beats_held(top, 0);
-    std::vector<char> relabel = label, held_relabel = held_label;
-    for (std::size_t p = 0; p < permutations; ++p) {
-        shuffle.shuffle(relabel);
-        const Contrasts c = contrasts(discovery, relabel);
-        double largest = 0;
-        for (double e : c.effect) largest = std::max(largest, std::abs(e));
-        shuffle.shuffle(held_relabel);
-        const Contrasts h = contrasts(held_out, held_relabel);
-        for (std::size_t w = 0; w < top; ++w) {
-            const std::size_t j = order[w];
-            const double sign = found.effect[j] >= 0 ? 1.0 : -1.0;
-            beats_max[w] += largest >= std::abs(found.effect[j]);
-            beats_own[w] += std::abs(c.effect[j]) >= std::abs(found.effect[j]);
-            beats_held[w] += sign * h.effect[j] >= sign * again.effect[j];
-        }
-    }
+    const analysis::PermutationCounts beats =
+        analysis::permutation_test(discovery, label, found, held_out, held_label, again, order, permutations, shuffle);
     const double alpha = run.number("alpha");
     const auto p_of = [&](std::size_t beats) { return (1.0 + static_cast<double>(beats)) / (1.0 + static_cast<double>(permutations)); };
 
@@ -333,21 +292,23 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const std::vector<analysis::UnitProfile> profile =
         task ? analysis::profile_units(mlp, task->x_probe, task->directions) : std::vector<analysis::UnitProfile>{};
     // The readout: the config's q, else the feature's own direction.
-    const std::vector<double> q = run.numbers("readout").empty() ? task->directions[k] : run.numbers("readout");
+    const std::vector<double> q = !run.numbers("readout").empty() ? run.numbers("readout")
+                                  : task                          ? task->directions[k]
+                                                                  : given->readout;
     // Mean replacement: the unit's mean over the inputs the model was
     // trained on (the probe inputs, same distribution), not over the
     // designed groups; a loaded model's training inputs are unknown, so
     // there the held-out inputs of both groups stand in.
     const bool mean_replace = run.string("replace") == "mean";
-    const Hidden baseline = mean_replace && task ? hidden_of(mlp, task->x_probe) : Hidden{};
-    const Hidden& mean_over = task ? baseline : held_out;
+    const HiddenValues baseline = mean_replace && task ? analysis::hidden_values(hidden_of(task->x_probe)) : HiddenValues{};
+    const HiddenValues& mean_over = task ? baseline : held_out;
 
     std::int64_t survived = 0, survived_planted = 0, winners_planted = 0, significant = 0, naive = 0;
     double identity_error = 0;
     for (std::size_t w = 0; w < top; ++w) {
         const std::size_t j = order[w];
-        const double p_uncorrected = p_of(beats_own[w]), p_corrected = p_of(beats_max[w]);
-        const double p_held = std::min(1.0, static_cast<double>(top) * p_of(beats_held[w]));
+        const double p_uncorrected = p_of(beats.beats_own[w]), p_corrected = p_of(beats.beats_max[w]);
+        const double p_held = std::min(1.0, static_cast<double>(top) * p_of(beats.beats_held[w]));
         const bool survives = p_held < alpha;
         const bool planted_unit = task && profile[j].best_feature && *profile[j].best_feature == k;
         double replacement = 0;
@@ -355,7 +316,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
             for (std::size_t i = 0; i < mean_over.rows; ++i) replacement += mean_over.at(i, j);
             replacement /= static_cast<double>(mean_over.rows);
         }
-        const Ablation ab = summarize(analysis::ablate_unit(mlp, split[1].X, j, replacement, q), split[1].a);
+        const Ablation ab = summarize(analysis::ablate_unit(H_held_out, down, j, replacement, q), split[1].a);
         // |cos| of the read vector with the feature the groups are about,
         // not profile's best match over all features: how much the unit
         // reads this one.
@@ -451,6 +412,7 @@ runner::ExperimentKind make() {
     schema.add({.path = "readout", .type = KeyType::number_list, .default_value = runner::Json::array(),
                 .help = "the readout q (d values) whose change an ablation reports; [] for the planted feature's direction"});
     add_weight_keys(schema);
+    add_layer_keys(schema);
     schema.add({.path = "feature", .type = KeyType::integer, .default_value = 0, .min = 0.0, .max = 4095.0,
                 .help = "the planted feature whose presence splits the groups, and whose direction is the readout q"});
     schema.add({.path = "group_samples", .type = KeyType::integer, .default_value = 512, .min = 2.0, .max = 1e6,

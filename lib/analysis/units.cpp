@@ -5,6 +5,9 @@
 #include <span>
 
 #include "core/error.h"
+#include "analysis/kernels/grid_kernels.h"
+#include "core/isa.h"
+#include "gemm/gemm.h"
 
 namespace ffn::analysis {
 
@@ -71,13 +74,19 @@ template <class T>
 AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::size_t j, double replacement,
                            const std::vector<double>& q) {
     if (mlp.layers.size() != 2) throw Error("ablate_unit: the MLP must have one hidden layer");
-    const auto& up = mlp.layers[0];
-    const auto& down = mlp.layers[1];
-    const std::size_t m = up.out_features(), d = down.out_features();
+    nn::Matrix<T> H = nn::apply(mlp.layers[0], X);
+    nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
+    return ablate_unit(H, mlp.layers[1], j, replacement, q);
+}
+
+template <class T>
+AblationEffect ablate_unit(const nn::Matrix<T>& hidden, const nn::Linear<T>& down, std::size_t j, double replacement,
+                           const std::vector<double>& q) {
+    const std::size_t m = down.in_features(), d = down.out_features();
+    if (hidden.shape()[1] != m) throw Error("ablate_unit: the hidden values' width is not the down projection's");
     if (j >= m) throw Error("ablate_unit: no such hidden unit");
     if (q.size() != d) throw Error("ablate_unit: the readout's length is not the output width");
-    nn::Matrix<T> H = nn::apply(up, X);
-    nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
+    nn::Matrix<T> H = hidden;
     const nn::Matrix<T> Y = nn::apply(down, H);
     const std::size_t rows = H.shape()[0];
     // The replacement as the model holds it (a T), so that the prediction
@@ -105,10 +114,148 @@ AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::s
     return e;
 }
 
+template <class T>
+HiddenValues hidden_values(const nn::Matrix<T>& H) {
+    HiddenValues out{H.shape()[0], H.shape()[1], {}};
+    out.h.assign(H.data(), H.data() + H.size());
+    return out;
+}
+
+namespace {
+
+// The contrasts of columns [j0, j0 + n) (n <= kBlock), written to
+// effect[0..n) and, when given, mean_a and mean_b: rows in order, each
+// group's sum and sum of squares per column, so that any block of columns
+// gets the bits of the whole. A whole block goes through the family's
+// vectorised loop, a last narrower one through the same loop in scalar.
+constexpr std::size_t kBlock = kernels::kGroupBlock;
+// `h` points at column j0 of row 0, rows `ld` apart (a HiddenValues, or a
+// packed block of its columns).
+void contrast_block(const double* h, std::size_t rows, std::size_t ld, const std::vector<char>& label, std::size_t n,
+                    double* effect, double* mean_a = nullptr, double* mean_b = nullptr) {
+    static const PerIsa<kernels::GridFamily> builds{{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()}};
+    double sum[2][kBlock] = {}, sq[2][kBlock] = {}, count[2] = {0, 0};
+    for (std::size_t r = 0; r < rows; ++r) count[label[r] ? 1 : 0] += 1;
+    if (n == kBlock) {
+        builds.active().group_sums(h, rows, ld, label.data(), sum[1], sum[0], sq[1], sq[0]);
+    } else {
+        for (std::size_t r = 0; r < rows; ++r) {
+            const int g = label[r] ? 1 : 0;
+            const double* row = h + r * ld;
+            for (std::size_t b = 0; b < n; ++b) {
+                sum[g][b] += row[b];
+                sq[g][b] += row[b] * row[b];
+            }
+        }
+    }
+    for (std::size_t b = 0; b < n; ++b) {
+        double var[2];
+        for (int g = 0; g < 2; ++g) {
+            const double mean = sum[g][b] / count[g];
+            var[g] = std::max(0.0, (sq[g][b] - count[g] * mean * mean) / (count[g] - 1));
+        }
+        const double a = sum[1][b] / count[1], c = sum[0][b] / count[0];
+        if (mean_a) mean_a[b] = a;
+        if (mean_b) mean_b[b] = c;
+        const double pooled = std::sqrt((var[0] + var[1]) / 2);
+        effect[b] = pooled > 0 ? (a - c) / pooled : 0.0;
+    }
+}
+
+// One unit's column, gathered, for the held-out tests of a few winners.
+HiddenValues column(const HiddenValues& H, std::size_t j) {
+    HiddenValues c{H.rows, 1, std::vector<double>(H.rows)};
+    for (std::size_t r = 0; r < H.rows; ++r) c.h[r] = H.h[r * H.m + j];
+    return c;
+}
+
+}  // namespace
+
+Contrasts unit_contrasts(const HiddenValues& H, const std::vector<char>& label) {
+    Contrasts c{std::vector<double>(H.m), std::vector<double>(H.m), std::vector<double>(H.m)};
+    for (std::size_t j0 = 0; j0 < H.m; j0 += kBlock)
+        contrast_block(H.h.data() + j0, H.rows, H.m, label, std::min(kBlock, H.m - j0), &c.effect[j0], &c.mean_a[j0], &c.mean_b[j0]);
+    return c;
+}
+
+PermutationCounts permutation_test(const HiddenValues& discovery, const std::vector<char>& label, const Contrasts& found,
+                                   const HiddenValues& held_out, const std::vector<char>& held_label, const Contrasts& again,
+                                   const std::vector<std::size_t>& winners, std::size_t permutations, Rng& shuffle) {
+    const std::size_t top = winners.size(), m = discovery.m, blocks = (m + kBlock - 1) / kBlock;
+    PermutationCounts out{std::vector<std::size_t>(top), std::vector<std::size_t>(top), std::vector<std::size_t>(top)};
+    std::vector<HiddenValues> held_columns;
+    for (const std::size_t j : winners) held_columns.push_back(column(held_out, j));
+    // Each block of columns packed with its rows contiguous: a block's pass
+    // then streams one stretch of memory, not one page per row.
+    const std::size_t rows = discovery.rows;
+    std::vector<double> packed(rows * m);
+    for (std::size_t t = 0; t < blocks; ++t) {
+        const std::size_t j0 = t * kBlock, n = std::min(kBlock, m - j0);
+        for (std::size_t r = 0; r < rows; ++r)
+            std::copy_n(discovery.h.data() + r * m + j0, n, packed.data() + j0 * rows + r * n);
+    }
+    // Relabellings in chunks: drawn in order on this thread, then each
+    // chunk's contrasts over column blocks on every thread, each block
+    // holding its columns in cache across the chunk's relabellings.
+    constexpr std::size_t kChunk = 64;
+    std::vector<std::vector<char>> relabels(kChunk), held_relabels(kChunk);
+    std::vector<char> relabel = label, held_relabel = held_label;
+    std::vector<double> largest(kChunk * blocks), own(kChunk * top), held(kChunk * top);
+    for (std::size_t p0 = 0; p0 < permutations; p0 += kChunk) {
+        const std::size_t chunk = std::min(kChunk, permutations - p0);
+        for (std::size_t p = 0; p < chunk; ++p) {
+            shuffle.shuffle(relabel);
+            relabels[p] = relabel;
+            shuffle.shuffle(held_relabel);
+            held_relabels[p] = held_relabel;
+        }
+        gemm::parallel_ranges(blocks + top, 2, [&](std::size_t begin, std::size_t end) {
+            double effect[kBlock];
+            for (std::size_t t = begin; t < end; ++t) {
+                if (t < blocks) {
+                    const std::size_t j0 = t * kBlock, n = std::min(kBlock, m - j0);
+                    for (std::size_t p = 0; p < chunk; ++p) {
+                        contrast_block(packed.data() + j0 * rows, rows, n, relabels[p], n, effect);
+                        double big = 0;
+                        for (std::size_t b = 0; b < n; ++b) big = std::max(big, std::abs(effect[b]));
+                        largest[p * blocks + t] = big;
+                        for (std::size_t w = 0; w < top; ++w)
+                            if (winners[w] >= j0 && winners[w] < j0 + n) own[p * top + w] = effect[winners[w] - j0];
+                    }
+                } else {
+                    const std::size_t w = t - blocks;
+                    for (std::size_t p = 0; p < chunk; ++p) {
+                        contrast_block(held_columns[w].h.data(), held_columns[w].rows, 1, held_relabels[p], 1, effect);
+                        held[p * top + w] = effect[0];
+                    }
+                }
+            }
+        });
+        for (std::size_t p = 0; p < chunk; ++p) {
+            const double big = *std::max_element(largest.begin() + static_cast<std::ptrdiff_t>(p * blocks),
+                                                  largest.begin() + static_cast<std::ptrdiff_t>((p + 1) * blocks));
+            for (std::size_t w = 0; w < top; ++w) {
+                const std::size_t j = winners[w];
+                const double sign = found.effect[j] >= 0 ? 1.0 : -1.0;
+                out.beats_max[w] += big >= std::abs(found.effect[j]);
+                out.beats_own[w] += std::abs(own[p * top + w]) >= std::abs(found.effect[j]);
+                out.beats_held[w] += sign * held[p * top + w] >= sign * again.effect[j];
+            }
+        }
+    }
+    return out;
+}
+
 template AblationEffect ablate_unit<float>(const nn::MLP<float>&, const nn::Matrix<float>&, std::size_t, double,
                                            const std::vector<double>&);
 template AblationEffect ablate_unit<double>(const nn::MLP<double>&, const nn::Matrix<double>&, std::size_t, double,
                                             const std::vector<double>&);
+template AblationEffect ablate_unit<float>(const nn::Matrix<float>&, const nn::Linear<float>&, std::size_t, double,
+                                           const std::vector<double>&);
+template AblationEffect ablate_unit<double>(const nn::Matrix<double>&, const nn::Linear<double>&, std::size_t, double,
+                                            const std::vector<double>&);
+template HiddenValues hidden_values<float>(const nn::Matrix<float>&);
+template HiddenValues hidden_values<double>(const nn::Matrix<double>&);
 template std::vector<UnitProfile> profile_units<float>(const nn::MLP<float>&, const nn::Matrix<float>&,
                                                        const std::vector<std::vector<double>>&, double);
 template std::vector<UnitProfile> profile_units<double>(const nn::MLP<double>&, const nn::Matrix<double>&,

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/rng.h"
 #include "nn/mlp.h"
 
 namespace ffn::analysis {
@@ -47,5 +48,50 @@ struct AblationEffect {
 template <class T>
 AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::size_t j, double replacement,
                            const std::vector<double>& q);
+// The same for any layer whose output is down(H): H the hidden values it
+// reads (a gated layer's act(gate) * up), rows x m.
+template <class T>
+AblationEffect ablate_unit(const nn::Matrix<T>& H, const nn::Linear<T>& down, std::size_t j, double replacement,
+                           const std::vector<double>& q);
+
+// ---------------------------------------------------------------------------
+// Contrasting two groups of inputs unit by unit (document 003's lab), with
+// the permutation tests that keep a search over units honest.
+
+// Hidden values, rows x m, in float64.
+struct HiddenValues {
+    std::size_t rows = 0, m = 0;
+    std::vector<double> h;
+    double at(std::size_t r, std::size_t j) const { return h[r * m + j]; }
+};
+template <class T>
+HiddenValues hidden_values(const nn::Matrix<T>& H);
+
+// Per unit: the means of rows labelled 1 (group a) and 0 (group b), and
+// the standardised contrast (mean_a - mean_b) / sqrt((var_a + var_b) / 2)
+// with sample variances; 0 for a unit constant within each group, which
+// has no standardised contrast. Each group needs two rows.
+struct Contrasts {
+    std::vector<double> mean_a, mean_b, effect;
+};
+Contrasts unit_contrasts(const HiddenValues& H, const std::vector<char>& label);
+
+// `permutations` relabellings of each split (shuffled in turn by `shuffle`,
+// discovery then held out, each from the last), counting per winner w
+// (unit winners[w], chosen on discovery with contrast found.effect):
+//   beats_own:  relabellings whose |contrast| of the winner itself reaches
+//               its discovery |contrast| (uncorrected: as if chosen blind);
+//   beats_max:  relabellings whose largest |contrast| over all m units
+//               reaches it (corrected for the search);
+//   beats_held: held-out relabellings whose contrast, in the direction
+//               discovery fixed, reaches the winner's held-out contrast.
+// The counts are those of relabelling and recomputing unit_contrasts in
+// full, bit for bit; the work is spread over the threads gemm uses.
+struct PermutationCounts {
+    std::vector<std::size_t> beats_own, beats_max, beats_held;
+};
+PermutationCounts permutation_test(const HiddenValues& discovery, const std::vector<char>& label, const Contrasts& found,
+                                   const HiddenValues& held_out, const std::vector<char>& held_label, const Contrasts& again,
+                                   const std::vector<std::size_t>& winners, std::size_t permutations, Rng& shuffle);
 
 }  // namespace ffn::analysis

@@ -96,6 +96,10 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_t)>& body) {
     if (n == 0) return;
+    // One task leaves the workers idle: it runs here, not marked as a task,
+    // so that work inside it that can go parallel (gemm, a permutation
+    // test) may use every thread.
+    if (n == 1 && !t_in_task) return body(0);
     std::unique_lock lock(mutex_);
     body_ = &body;
     next_ = 0;
