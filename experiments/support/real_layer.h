@@ -63,30 +63,67 @@ struct GivenGroups {
     std::vector<double> readout;  // from the file; empty if it has none
 };
 
+
+// What given_groups will read, from the file's header and its labels
+// alone (a run's validation reads no inputs): the group sizes and the
+// readout's length.
+struct GivenShape {
+    std::size_t a = 0, b = 0, readout = 0;
+};
+
 namespace detail {
 
-inline std::vector<std::vector<double>> rows_of(const io::SafetensorsHeader& header, const std::string& name, std::size_t d,
-                                                bool float64) {
+inline const io::TensorEntry& rows_entry(const io::SafetensorsHeader& header, const std::string& name, std::size_t d) {
     const io::TensorEntry* e = header.find(name);
     if (!e) throw Error(fmt::format("{}: no tensor '{}'", header.path, name));
     if (e->shape.size() != 2 || e->shape[1] != d)
         throw Error(fmt::format("{}: tensor '{}' has shape [{}], the layer reads rows of d = {}", header.path, name,
                                 fmt::join(e->shape, ", "), d));
-    const auto values = io::read_tensor(header, *e).as_doubles();
-    // A value the run's dtype cannot hold would turn every contrast and
-    // ablation of the run into NaN.
-    const double largest = float64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
-    std::vector<std::vector<double>> rows(e->shape[0], std::vector<double>(d));
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (!(std::abs(values[i]) <= largest))
-            throw Error(fmt::format("{}: tensor '{}' row {} holds {}, not a finite {} value", header.path, name, i / d,
-                                    values[i], float64 ? "float64" : "float32"));
-        rows[i / d][i % d] = values[i];
-    }
-    return rows;
+    return *e;
+}
+
+// The 0/1 labels of `group`, one per row of `inputs`.
+inline std::vector<double> labels_of(const io::SafetensorsHeader& header, std::size_t rows) {
+    const io::TensorEntry* ge = header.find("group");
+    if (!ge) throw Error(header.path + ": tensor 'inputs' needs a tensor 'group' of 0/1 labels beside it (or give 'inputs_a' and 'inputs_b')");
+    if (ge->shape != std::vector<std::size_t>{rows})
+        throw Error(fmt::format("{}: tensor 'group' has shape [{}], expected [{}] (one label per row of 'inputs')", header.path,
+                                fmt::join(ge->shape, ", "), rows));
+    const auto labels = io::read_tensor(header, *ge).as_doubles();
+    for (std::size_t i = 0; i < rows; ++i)
+        if (labels[i] != 0 && labels[i] != 1)
+            throw Error(fmt::format("{}: tensor 'group' row {} is {}, not 0 or 1", header.path, i, labels[i]));
+    return labels;
+}
+
+inline const io::TensorEntry* readout_entry(const io::SafetensorsHeader& header, std::size_t d) {
+    const io::TensorEntry* q = header.find("readout");
+    if (q && q->shape != std::vector<std::size_t>{d})
+        throw Error(fmt::format("{}: tensor 'readout' has shape [{}], expected [{}]", header.path, fmt::join(q->shape, ", "), d));
+    return q;
+}
+
+inline bool holds_pair(const io::SafetensorsHeader& header) {
+    if (header.find("inputs")) return false;
+    if (header.find("inputs_a") || header.find("inputs_b")) return true;
+    throw Error(header.path + ": no tensor 'inputs' (with 'group') or 'inputs_a' and 'inputs_b'");
 }
 
 }  // namespace detail
+
+inline GivenShape given_shape(const std::string& path, std::size_t d) {
+    const io::SafetensorsHeader header = io::read_safetensors_header(path);
+    GivenShape shape;
+    if (detail::holds_pair(header)) {
+        shape.a = detail::rows_entry(header, "inputs_a", d).shape[0];
+        shape.b = detail::rows_entry(header, "inputs_b", d).shape[0];
+    } else {
+        const auto labels = detail::labels_of(header, detail::rows_entry(header, "inputs", d).shape[0]);
+        for (const double l : labels) ++(l == 1 ? shape.a : shape.b);
+    }
+    if (detail::readout_entry(header, d)) shape.readout = d;
+    return shape;
+}
 
 // The groups of a run with groups "given": from its `inputs` file, else
 // from the config's inputs_a and inputs_b.
@@ -94,38 +131,35 @@ inline GivenGroups given_groups(const runner::Run& run, std::size_t d) {
     const std::string path = run.string("inputs");
     if (path.empty()) return {run.matrix("inputs_a"), run.matrix("inputs_b"), {}};
     const io::SafetensorsHeader header = io::read_safetensors_header(path);
-    GivenGroups g;
-    if (header.find("inputs")) {
-        if (!header.find("group"))
-            throw Error(path + ": tensor 'inputs' needs a tensor 'group' of 0/1 labels beside it (or give 'inputs_a' and 'inputs_b')");
-        const auto rows = detail::rows_of(header, "inputs", d, run.is_float64());
-        const io::TensorEntry& ge = *header.find("group");
-        if (ge.shape != std::vector<std::size_t>{rows.size()})
-            throw Error(fmt::format("{}: tensor 'group' has shape [{}], expected [{}] (one label per row of 'inputs')", path,
-                                    fmt::join(ge.shape, ", "), rows.size()));
-        const auto labels = io::read_tensor(header, ge).as_doubles();
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (labels[i] != 0 && labels[i] != 1)
-                throw Error(fmt::format("{}: tensor 'group' row {} is {}, not 0 or 1", path, i, labels[i]));
-            (labels[i] == 1 ? g.a : g.b).push_back(rows[i]);
+    // A value the run's dtype cannot hold would turn every contrast and
+    // ablation of the run into NaN.
+    const double largest = run.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+    const auto rows_of = [&](const std::string& name) {
+        const io::TensorEntry& e = detail::rows_entry(header, name, d);
+        const auto values = io::read_tensor(header, e).as_doubles();
+        std::vector<std::vector<double>> rows(e.shape[0], std::vector<double>(d));
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            if (!(std::abs(values[i]) <= largest))
+                throw Error(fmt::format("{}: tensor '{}' row {} holds {}, not a finite {} value", path, name, i / d, values[i],
+                                        run.string("dtype")));
+            rows[i / d][i % d] = values[i];
         }
-    } else if (header.find("inputs_a") || header.find("inputs_b")) {
-        g.a = detail::rows_of(header, "inputs_a", d, run.is_float64());
-        g.b = detail::rows_of(header, "inputs_b", d, run.is_float64());
+        return rows;
+    };
+    GivenGroups g;
+    if (detail::holds_pair(header)) {
+        g.a = rows_of("inputs_a");
+        g.b = rows_of("inputs_b");
     } else {
-        throw Error(path + ": no tensor 'inputs' (with 'group') or 'inputs_a' and 'inputs_b'");
+        auto rows = rows_of("inputs");
+        const auto labels = detail::labels_of(header, rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) (labels[i] == 1 ? g.a : g.b).push_back(std::move(rows[i]));
     }
-    if (const io::TensorEntry* q = header.find("readout")) {
-        if (q->shape != std::vector<std::size_t>{d})
-            throw Error(fmt::format("{}: tensor 'readout' has shape [{}], expected [{}]", path, fmt::join(q->shape, ", "), d));
+    if (const io::TensorEntry* q = detail::readout_entry(header, d)) {
         g.readout = io::read_tensor(header, *q).as_doubles();
         for (double x : g.readout)
             if (!std::isfinite(x)) throw Error(path + ": tensor 'readout' holds a value that is not finite");
     }
-    for (const auto* group : {&g.a, &g.b})
-        if (group->size() < 4)
-            throw Error(fmt::format("{}: group {} has {} inputs; at least 4 a group are needed (2 for discovery, 2 held out)", path,
-                                    group == &g.a ? "a" : "b", group->size()));
     return g;
 }
 

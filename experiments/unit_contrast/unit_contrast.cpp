@@ -154,14 +154,15 @@ void refuse_bad_settings(const runner::Run& r) {
     }
     std::size_t held_a = static_cast<std::size_t>(r.integer("group_samples")), held_b = held_a, q = r.numbers("readout").size();
     if (given) {
-        const GivenGroups groups = given_groups(r, d);
-        for (const auto* g : {&groups.a, &groups.b})
-            if (g->size() < 4)
-                throw Error(fmt::format("key 'inputs_{}': {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)",
-                                        g == &groups.a ? "a" : "b", g->size()));
-        held_a = groups.a.size() - groups.a.size() / 2;
-        held_b = groups.b.size() - groups.b.size() / 2;
-        if (q == 0) q = groups.readout.size();
+        const std::string file = r.string("inputs");
+        const GivenShape shape = file.empty() ? GivenShape{r.matrix("inputs_a").size(), r.matrix("inputs_b").size(), 0} : given_shape(file, d);
+        for (const auto& [name, n] : {std::pair{"a", shape.a}, std::pair{"b", shape.b}})
+            if (n < 4)
+                throw Error(fmt::format("{}: group {} has {} inputs; groups \"given\" need at least 4 a group (2 for discovery, 2 held out)",
+                                        file.empty() ? std::string("key 'inputs_") + name + "'" : file, name, n));
+        held_a = shape.a - shape.a / 2;
+        held_b = shape.b - shape.b / 2;
+        if (q == 0) q = shape.readout;
     }
     if (q != 0 && q != d) throw Error(fmt::format("key 'readout': {} values, but the model writes d = {}", q, d));
     if (q == 0 && given)
@@ -261,7 +262,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
             part = stack(a, b);
         }
     }
-    const nn::Matrix<T> H_discovery = hidden_of(split[0].X), H_held_out = hidden_of(split[1].X);
+    nn::Matrix<T> H_discovery = hidden_of(split[0].X), H_held_out = hidden_of(split[1].X);
     const HiddenValues discovery = analysis::hidden_values(H_discovery), held_out = analysis::hidden_values(H_held_out);
     const std::vector<char> label = split[0].labels(), held_label = split[1].labels();
     const Contrasts found = analysis::unit_contrasts(discovery, label), again = analysis::unit_contrasts(held_out, held_label);
@@ -303,6 +304,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const HiddenValues baseline = mean_replace && task ? analysis::hidden_values(hidden_of(task->x_probe)) : HiddenValues{};
     const HiddenValues& mean_over = task ? baseline : held_out;
 
+    const nn::Matrix<T> Y_held_out = nn::apply(down, H_held_out);
     std::int64_t survived = 0, survived_planted = 0, winners_planted = 0, significant = 0, naive = 0;
     double identity_error = 0;
     for (std::size_t w = 0; w < top; ++w) {
@@ -316,7 +318,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
             for (std::size_t i = 0; i < mean_over.rows; ++i) replacement += mean_over.at(i, j);
             replacement /= static_cast<double>(mean_over.rows);
         }
-        const Ablation ab = summarize(analysis::ablate_unit(H_held_out, down, j, replacement, q), split[1].a);
+        const Ablation ab = summarize(analysis::ablate_unit(H_held_out, Y_held_out, down, j, replacement, q), split[1].a);
         // |cos| of the read vector with the feature the groups are about,
         // not profile's best match over all features: how much the unit
         // reads this one.

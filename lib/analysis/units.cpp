@@ -1,8 +1,10 @@
 #include "analysis/units.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <span>
+#include <type_traits>
 
 #include "core/error.h"
 #include "analysis/kernels/grid_kernels.h"
@@ -76,18 +78,17 @@ AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::s
     if (mlp.layers.size() != 2) throw Error("ablate_unit: the MLP must have one hidden layer");
     nn::Matrix<T> H = nn::apply(mlp.layers[0], X);
     nn::activate_inplace(mlp.activation, std::span<T>(H.data(), H.size()));
-    return ablate_unit(H, mlp.layers[1], j, replacement, q);
+    return ablate_unit(H, nn::apply(mlp.layers[1], H), mlp.layers[1], j, replacement, q);
 }
 
 template <class T>
-AblationEffect ablate_unit(const nn::Matrix<T>& hidden, const nn::Linear<T>& down, std::size_t j, double replacement,
-                           const std::vector<double>& q) {
+AblationEffect ablate_unit(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::Linear<T>& down, std::size_t j,
+                           double replacement, const std::vector<double>& q) {
     const std::size_t m = down.in_features(), d = down.out_features();
-    if (hidden.shape()[1] != m) throw Error("ablate_unit: the hidden values' width is not the down projection's");
+    if (H.shape()[1] != m || Y.shape()[0] != H.shape()[0] || Y.shape()[1] != d)
+        throw Error("ablate_unit: the hidden values' or outputs' shape is not the down projection's");
     if (j >= m) throw Error("ablate_unit: no such hidden unit");
     if (q.size() != d) throw Error("ablate_unit: the readout's length is not the output width");
-    nn::Matrix<T> H = hidden;
-    const nn::Matrix<T> Y = nn::apply(down, H);
     const std::size_t rows = H.shape()[0];
     // The replacement as the model holds it (a T), so that the prediction
     // is about the arithmetic, not about a cast.
@@ -98,6 +99,7 @@ AblationEffect ablate_unit(const nn::Matrix<T>& hidden, const nn::Linear<T>& dow
         H.data()[i * m + j] = static_cast<T>(r);
     }
     const nn::Matrix<T> Y2 = nn::apply(down, H);
+    for (std::size_t i = 0; i < rows; ++i) H.data()[i * m + j] = static_cast<T>(h[i]);  // exact: h came from T
     double qc = 0;
     for (std::size_t k = 0; k < d; ++k) qc += q[k] * static_cast<double>(down.weight.data()[k * m + j]);
     AblationEffect e{rows, d, std::vector<double>(rows * d), std::vector<double>(rows), std::vector<double>(rows)};
@@ -123,30 +125,42 @@ HiddenValues hidden_values(const nn::Matrix<T>& H) {
 
 namespace {
 
+// A labelling as the rows of each group, in order: [0] the rows labelled
+// 0 (group b), [1] those labelled 1 (group a).
+struct Groups {
+    std::vector<std::uint32_t> rows[2];
+    explicit Groups(const std::vector<char>& label) {
+        for (std::size_t r = 0; r < label.size(); ++r) rows[label[r] ? 1 : 0].push_back(static_cast<std::uint32_t>(r));
+    }
+};
+
 // The contrasts of columns [j0, j0 + n) (n <= kBlock), written to
-// effect[0..n) and, when given, mean_a and mean_b: rows in order, each
-// group's sum and sum of squares per column, so that any block of columns
-// gets the bits of the whole. A whole block goes through the family's
-// vectorised loop, a last narrower one through the same loop in scalar.
+// effect[0..n) and, when given, mean_a and mean_b: each group's sum and
+// sum of squares per column over its rows in order, so that any block of
+// columns gets the bits of the whole. `h` points at column j0 of row 0,
+// rows `ld` apart (a HiddenValues, or a packed block of its columns). A
+// whole block goes through the family's vectorised loop, a narrower one
+// through the same sums in scalar.
 constexpr std::size_t kBlock = kernels::kGroupBlock;
-// `h` points at column j0 of row 0, rows `ld` apart (a HiddenValues, or a
-// packed block of its columns).
-void contrast_block(const double* h, std::size_t rows, std::size_t ld, const std::vector<char>& label, std::size_t n,
-                    double* effect, double* mean_a = nullptr, double* mean_b = nullptr) {
+template <class In>
+void contrast_block(const In* h, std::size_t ld, const Groups& groups, std::size_t n, double* effect, double* mean_a = nullptr,
+                    double* mean_b = nullptr) {
     static const PerIsa<kernels::GridFamily> builds{{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()}};
-    double sum[2][kBlock] = {}, sq[2][kBlock] = {}, count[2] = {0, 0};
-    for (std::size_t r = 0; r < rows; ++r) count[label[r] ? 1 : 0] += 1;
-    if (n == kBlock) {
-        builds.active().group_sums(h, rows, ld, label.data(), sum[1], sum[0], sq[1], sq[0]);
-    } else {
-        for (std::size_t r = 0; r < rows; ++r) {
-            const int g = label[r] ? 1 : 0;
-            const double* row = h + r * ld;
-            for (std::size_t b = 0; b < n; ++b) {
-                sum[g][b] += row[b];
-                sq[g][b] += row[b] * row[b];
-            }
+    double sum[2][kBlock] = {}, sq[2][kBlock] = {}, count[2];
+    for (int g = 0; g < 2; ++g) {
+        const auto& rows = groups.rows[g];
+        count[g] = static_cast<double>(rows.size());
+        if (n == kBlock) {
+            if constexpr (std::is_same_v<In, float>) builds.active().group_sums_f32(h, ld, rows.data(), rows.size(), sum[g], sq[g]);
+            else builds.active().group_sums(h, ld, rows.data(), rows.size(), sum[g], sq[g]);
+            continue;
         }
+        for (const std::uint32_t r : rows)
+            for (std::size_t b = 0; b < n; ++b) {
+                const double x = h[r * ld + b];
+                sum[g][b] += x;
+                sq[g][b] += x * x;
+            }
     }
     for (std::size_t b = 0; b < n; ++b) {
         double var[2];
@@ -173,8 +187,9 @@ HiddenValues column(const HiddenValues& H, std::size_t j) {
 
 Contrasts unit_contrasts(const HiddenValues& H, const std::vector<char>& label) {
     Contrasts c{std::vector<double>(H.m), std::vector<double>(H.m), std::vector<double>(H.m)};
+    const Groups groups(label);
     for (std::size_t j0 = 0; j0 < H.m; j0 += kBlock)
-        contrast_block(H.h.data() + j0, H.rows, H.m, label, std::min(kBlock, H.m - j0), &c.effect[j0], &c.mean_a[j0], &c.mean_b[j0]);
+        contrast_block(H.h.data() + j0, H.m, groups, std::min(kBlock, H.m - j0), &c.effect[j0], &c.mean_a[j0], &c.mean_b[j0]);
     return c;
 }
 
@@ -186,28 +201,41 @@ PermutationCounts permutation_test(const HiddenValues& discovery, const std::vec
     std::vector<HiddenValues> held_columns;
     for (const std::size_t j : winners) held_columns.push_back(column(held_out, j));
     // Each block of columns packed with its rows contiguous: a block's pass
-    // then streams one stretch of memory, not one page per row.
+    // then streams one stretch of memory, not one page per row. Values that
+    // are all floats (a float32 model's) are packed as floats: half the
+    // bytes, the same sums.
     const std::size_t rows = discovery.rows;
-    std::vector<double> packed(rows * m);
-    for (std::size_t t = 0; t < blocks; ++t) {
-        const std::size_t j0 = t * kBlock, n = std::min(kBlock, m - j0);
-        for (std::size_t r = 0; r < rows; ++r)
-            std::copy_n(discovery.h.data() + r * m + j0, n, packed.data() + j0 * rows + r * n);
-    }
+    const bool floats = std::all_of(discovery.h.begin(), discovery.h.end(),
+                                    [](double x) { return static_cast<double>(static_cast<float>(x)) == x || std::isnan(x); });
+    std::vector<double> packed(floats ? 0 : rows * m);
+    std::vector<float> packed_f32(floats ? rows * m : 0);
+    gemm::parallel_ranges(blocks, 2, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::size_t j0 = t * kBlock, n = std::min(kBlock, m - j0);
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t b = 0; b < n; ++b) {
+                    const double x = discovery.h[r * m + j0 + b];
+                    if (floats) packed_f32[j0 * rows + r * n + b] = static_cast<float>(x);
+                    else packed[j0 * rows + r * n + b] = x;
+                }
+        }
+    });
     // Relabellings in chunks: drawn in order on this thread, then each
     // chunk's contrasts over column blocks on every thread, each block
     // holding its columns in cache across the chunk's relabellings.
     constexpr std::size_t kChunk = 64;
-    std::vector<std::vector<char>> relabels(kChunk), held_relabels(kChunk);
+    std::vector<Groups> relabels, held_relabels;
     std::vector<char> relabel = label, held_relabel = held_label;
     std::vector<double> largest(kChunk * blocks), own(kChunk * top), held(kChunk * top);
     for (std::size_t p0 = 0; p0 < permutations; p0 += kChunk) {
         const std::size_t chunk = std::min(kChunk, permutations - p0);
+        relabels.clear();
+        held_relabels.clear();
         for (std::size_t p = 0; p < chunk; ++p) {
             shuffle.shuffle(relabel);
-            relabels[p] = relabel;
+            relabels.emplace_back(relabel);
             shuffle.shuffle(held_relabel);
-            held_relabels[p] = held_relabel;
+            held_relabels.emplace_back(held_relabel);
         }
         gemm::parallel_ranges(blocks + top, 2, [&](std::size_t begin, std::size_t end) {
             double effect[kBlock];
@@ -215,7 +243,8 @@ PermutationCounts permutation_test(const HiddenValues& discovery, const std::vec
                 if (t < blocks) {
                     const std::size_t j0 = t * kBlock, n = std::min(kBlock, m - j0);
                     for (std::size_t p = 0; p < chunk; ++p) {
-                        contrast_block(packed.data() + j0 * rows, rows, n, relabels[p], n, effect);
+                        if (floats) contrast_block(packed_f32.data() + j0 * rows, n, relabels[p], n, effect);
+                        else contrast_block(packed.data() + j0 * rows, n, relabels[p], n, effect);
                         double big = 0;
                         for (std::size_t b = 0; b < n; ++b) big = std::max(big, std::abs(effect[b]));
                         largest[p * blocks + t] = big;
@@ -225,7 +254,7 @@ PermutationCounts permutation_test(const HiddenValues& discovery, const std::vec
                 } else {
                     const std::size_t w = t - blocks;
                     for (std::size_t p = 0; p < chunk; ++p) {
-                        contrast_block(held_columns[w].h.data(), held_columns[w].rows, 1, held_relabels[p], 1, effect);
+                        contrast_block(held_columns[w].h.data(), 1, held_relabels[p], 1, effect);
                         held[p * top + w] = effect[0];
                     }
                 }
@@ -250,10 +279,10 @@ template AblationEffect ablate_unit<float>(const nn::MLP<float>&, const nn::Matr
                                            const std::vector<double>&);
 template AblationEffect ablate_unit<double>(const nn::MLP<double>&, const nn::Matrix<double>&, std::size_t, double,
                                             const std::vector<double>&);
-template AblationEffect ablate_unit<float>(const nn::Matrix<float>&, const nn::Linear<float>&, std::size_t, double,
-                                           const std::vector<double>&);
-template AblationEffect ablate_unit<double>(const nn::Matrix<double>&, const nn::Linear<double>&, std::size_t, double,
-                                            const std::vector<double>&);
+template AblationEffect ablate_unit<float>(nn::Matrix<float>&, const nn::Matrix<float>&, const nn::Linear<float>&, std::size_t,
+                                           double, const std::vector<double>&);
+template AblationEffect ablate_unit<double>(nn::Matrix<double>&, const nn::Matrix<double>&, const nn::Linear<double>&, std::size_t,
+                                            double, const std::vector<double>&);
 template HiddenValues hidden_values<float>(const nn::Matrix<float>&);
 template HiddenValues hidden_values<double>(const nn::Matrix<double>&);
 template std::vector<UnitProfile> profile_units<float>(const nn::MLP<float>&, const nn::Matrix<float>&,

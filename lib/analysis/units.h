@@ -48,11 +48,13 @@ struct AblationEffect {
 template <class T>
 AblationEffect ablate_unit(const nn::MLP<T>& mlp, const nn::Matrix<T>& X, std::size_t j, double replacement,
                            const std::vector<double>& q);
-// The same for any layer whose output is down(H): H the hidden values it
-// reads (a gated layer's act(gate) * up), rows x m.
+// The same for any layer whose output Y is down(H): H the hidden values it
+// reads (a gated layer's act(gate) * up), rows x m, and Y = down(H) as
+// computed once for all the units ablated. H's column j is replaced for
+// the ablated product and put back before returning (no copy of H).
 template <class T>
-AblationEffect ablate_unit(const nn::Matrix<T>& H, const nn::Linear<T>& down, std::size_t j, double replacement,
-                           const std::vector<double>& q);
+AblationEffect ablate_unit(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::Linear<T>& down, std::size_t j,
+                           double replacement, const std::vector<double>& q);
 
 // ---------------------------------------------------------------------------
 // Contrasting two groups of inputs unit by unit (document 003's lab), with

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <map>
 #include <set>
+#include <span>
 
 #include "core/error.h"
 #include "nn/weights.h"
@@ -244,11 +245,15 @@ Matrix<T> LoadedLayer<T>::pre_activation(const Matrix<T>& X) const {
 }
 
 template <class T>
-Matrix<T> LoadedLayer<T>::hidden(const Matrix<T>& X) {
-    // The forward's own hidden values, read by its hook: the same bits the
-    // down projection reads.
-    Matrix<T> H;
-    module().forward_with_hook(X, [&](std::size_t, Matrix<T>& h) { H = h; });
+Matrix<T> LoadedLayer<T>::hidden(const Matrix<T>& X) const {
+    // The forward's hidden values without its down projection: the same
+    // products and activation loops, so the same bits (tests/nn/test_layouts.cpp).
+    Matrix<T> H = pre_activation(X);
+    activate_inplace(plain ? plain->activation : gated->activation, std::span<T>(H.data(), H.size()));
+    if (gated) {
+        const Matrix<T> U = nn::apply(gated->up, X);
+        for (std::size_t i = 0; i < H.size(); ++i) H.data()[i] *= U.data()[i];
+    }
     return H;
 }
 

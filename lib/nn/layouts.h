@@ -64,7 +64,7 @@ struct LoadedLayer {
     // the hidden values the down projection reads (act(gate) * up, gated),
     // tokens x hidden.
     Matrix<T> pre_activation(const Matrix<T>& X) const;
-    Matrix<T> hidden(const Matrix<T>& X);
+    Matrix<T> hidden(const Matrix<T>& X) const;
     const Linear<T>& down() const { return plain ? plain->layers.back() : gated->down; }
 };
 

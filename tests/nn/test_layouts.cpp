@@ -61,6 +61,13 @@ void check_against_torch(const std::string& name, const std::string& layout, boo
     const auto X = matrix_of<float>(*expected.find("inputs"));
     CHECK(relative_gap(f.module().forward_with_hook(X), *expected.find("output_f32")) < 2e-6);
     CHECK(relative_gap(f.pre_activation(X), *expected.find("pre_f32")) < 2e-6);
+    // hidden() skips the down projection but must give the forward's own
+    // hidden values, bit for bit (the lab's units are those).
+    nn::Matrix<float> seen;
+    f.module().forward_with_hook(X, [&](std::size_t, nn::Matrix<float>& h) { seen = h; });
+    const nn::Matrix<float> H = f.hidden(X);
+    REQUIRE(H.size() == seen.size());
+    CHECK(std::memcmp(H.data(), seen.data(), H.size() * sizeof(float)) == 0);
     // float64: the same weights widened, rounding ~1e-16 a step.
     auto g = nn::load_layer<double>(ckpt, spec);
     CHECK(relative_gap(g.module().forward_with_hook(matrix_of<double>(*expected.find("inputs"))), *expected.find("output_f64")) < 1e-13);

@@ -7,6 +7,7 @@
 //
 // Internal linkage on purpose, as in train/kernels/narrow_kernel.h.
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -70,34 +71,43 @@ int slope_changes(const double* y, std::size_t points, double dx, double toleran
     return n;
 }
 
-// Both groups' accumulators take every row, the other group's as +0.0:
-// a sum that starts at +0.0 is never -0.0 (x + -x is +0.0 when rounding to
-// nearest), so adding +0.0 changes no bit, and the loop has no branch to
-// keep it from vectors.
-void group_sums(const double* __restrict h, std::size_t rows, std::size_t ld, const char* __restrict label,
-                double* __restrict sum_a, double* __restrict sum_b, double* __restrict sq_a, double* __restrict sq_b) {
-    constexpr std::size_t B = kernels::kGroupBlock;
-    double sa[B] = {}, sb[B] = {}, qa[B] = {}, qb[B] = {};
-    for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = h + r * ld;
-        const bool in_a = label[r] != 0;
-        for (std::size_t k = 0; k < B; ++k) {
-            const double x = row[k], xa = in_a ? x : 0.0, xb = in_a ? 0.0 : x;
-            sa[k] += xa;
-            sb[k] += xb;
-            qa[k] += xa * xa;
-            qb[k] += xb * xb;
-        }
+// Written with GCC's vector types (one lane a column): every lane's adds
+// and multiplies are the scalar ones, rounded separately, whatever width
+// the build has. float values widen exactly, so a float block gives the
+// bits of the same values as doubles, from half the bytes.
+using Lanes = double __attribute__((vector_size(kernels::kGroupBlock * sizeof(double))));
+using FloatLanes = float __attribute__((vector_size(kernels::kGroupBlock * sizeof(float))));
+
+template <class In, class Load>
+void sum_rows(const In* __restrict h, std::size_t ld, const std::uint32_t* __restrict rows, std::size_t count,
+              double* __restrict sum, double* __restrict sq, Load load) {
+    Lanes s = {}, q = {};
+    for (std::size_t i = 0; i < count; ++i) {
+        const Lanes x = load(h + rows[i] * ld);
+        s += x;
+        q += x * x;
     }
-    for (std::size_t k = 0; k < B; ++k) {
-        sum_a[k] = sa[k];
-        sum_b[k] = sb[k];
-        sq_a[k] = qa[k];
-        sq_b[k] = qb[k];
-    }
+    std::memcpy(sum, &s, sizeof s);
+    std::memcpy(sq, &q, sizeof q);
 }
 
-inline kernels::GridFamily this_build() { return {relu_net, slope_changes, group_sums}; }
+void group_sums(const double* h, std::size_t ld, const std::uint32_t* rows, std::size_t count, double* sum, double* sq) {
+    sum_rows(h, ld, rows, count, sum, sq, [](const double* p) {
+        Lanes x;
+        std::memcpy(&x, p, sizeof x);
+        return x;
+    });
+}
+
+void group_sums_f32(const float* h, std::size_t ld, const std::uint32_t* rows, std::size_t count, double* sum, double* sq) {
+    sum_rows(h, ld, rows, count, sum, sq, [](const float* p) {
+        FloatLanes x;
+        std::memcpy(&x, p, sizeof x);
+        return __builtin_convertvector(x, Lanes);
+    });
+}
+
+inline kernels::GridFamily this_build() { return {relu_net, slope_changes, group_sums, group_sums_f32}; }
 
 }  // namespace grid
 }  // namespace
