@@ -190,7 +190,7 @@ TEST_CASE("residual_ablation as a pre-norm branch: y = x + F(N(x)) for LayerNorm
     }
 }
 
-TEST_CASE("depth_vs_width: L composed hats make 2^L pieces; x^2 to exactly 4^-(L+1)") {
+TEST_CASE("depth_vs_width: L composed hats make 2^L pieces - x^2 to exactly 4^-(L+1)") {
     const auto r = run_config("depth_vs_width.json");
     const auto& t = table(r, "depth");
     REQUIRE(t.row_count() == 8);
@@ -210,7 +210,7 @@ TEST_CASE("depth_vs_width: L composed hats make 2^L pieces; x^2 to exactly 4^-(L
     }
 }
 
-TEST_CASE("abs_construction: abs(t) is not affine; relu(t) + relu(-t) is exact (float64)") {
+TEST_CASE("abs_construction: abs(t) is not affine - relu(t) + relu(-t) is exact (float64)") {
     const auto r = run_config("abs.json", {"dtype=float64"});
     const auto& t = table(r, "affine_fit");
     REQUIRE(t.row_count() == 2);

@@ -42,7 +42,7 @@ TEST_CASE("JSON keeps full precision and round-trips every cell") {
     CHECK(back.columns()[2].precision == 3);
 }
 
-TEST_CASE("a table's key columns go through JSON; keys naming no column are refused") {
+TEST_CASE("a table's key columns go through JSON - keys naming no column are refused") {
     Table t = sample();
     t.add_key("name");
     const Json j = to_json(t);

@@ -147,7 +147,7 @@ TEST_CASE("serve: a session pauses, steps by the count asked, and shows each uni
     CHECK(paused["step"].get<long>() < 5000);  // paced at 250 steps a second: far from the budget
 }
 
-TEST_CASE("serve: a net that diverges stops and says so; unknown sessions and bad requests get their status") {
+TEST_CASE("serve: a net that diverges stops and says so - unknown sessions and bad requests get their status") {
     Running r;
     const std::string id = r.session({{"lr", 1e9}, {"optimizer", "sgd"}});
     r.post("/api/sessions/" + id + "/advance", {{"to", 5000}});
@@ -230,7 +230,7 @@ TEST_CASE("serve: each unit's contribution can be asked for after training ended
     CHECK(drawn["rmse"] == done["rmse"]);
 }
 
-TEST_CASE("serve: at most kMaxSessions sessions at once; a closed one makes room") {
+TEST_CASE("serve: at most kMaxSessions sessions at once - a closed one makes room") {
     Running r;
     std::vector<std::string> ids;
     for (std::size_t k = 0; k < serve::kMaxSessions; ++k) ids.push_back(r.session({{"seed", static_cast<int>(k)}}));

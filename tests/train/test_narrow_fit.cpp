@@ -156,7 +156,7 @@ TEST_CASE_TEMPLATE("fit_narrow agrees with train::fit to rounding", T, float, do
     }
 }
 
-TEST_CASE("fit_narrow: a diverging net stops alone; its neighbours train on") {
+TEST_CASE("fit_narrow: a diverging net stops alone - its neighbours train on") {
     const Samples s = sine(40);
     auto group = nets<float>(4, 2, Activation::relu);
     group[1].layers[1].bias(0) = INFINITY;  // its loss is infinite at step 1

@@ -81,7 +81,7 @@ TEST_CASE("Adam: two steps with bias correction and eps outside the square root"
     CHECK(s.p == doctest::Approx(0.800000004).epsilon(1e-12));
 }
 
-TEST_CASE("Adam adds weight decay to the gradient; AdamW decays the weight first") {
+TEST_CASE("Adam adds weight decay to the gradient - AdamW decays the weight first") {
     Scalar a, w;
     OptimizerSpec spec{OptimizerKind::adam, 0.1};
     spec.weight_decay = 0.1;
