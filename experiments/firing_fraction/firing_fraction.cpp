@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "experiments/support/ffn.h"
+#include "experiments/support/real_layer.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::firing_fraction {
@@ -18,28 +19,75 @@ using report::ColumnType;
 
 const FfnKeys kKeys{.d = 512, .m = 2048, .tokens = 10, .init_key = true, .inputs_named_by_tokens = true};
 
+// Counts over every (token, unit) pair of Z (pre-activations) and H (the
+// hidden values the down projection reads).
+struct Counts {
+    std::size_t positive = 0, nonzero = 0, above = 0;
+};
+template <class T>
+Counts count_firing(const nn::Matrix<T>& Z, const nn::Matrix<T>& H, double threshold) {
+    Counts c;
+    for (std::size_t i = 0; i < H.size(); ++i) {
+        c.positive += Z.data()[i] > T(0);
+        c.nonzero += H.data()[i] != T(0);
+        c.above += static_cast<double>(H.data()[i]) > threshold;
+    }
+    return c;
+}
+
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    Ffn<T> ffn = make_ffn<T>(run, kKeys);
-    const std::size_t m = ffn.m, tokens = ffn.tokens;
-    nn::MLP<T>& mlp = ffn.mlp;
-    const nn::Matrix<T>& X = ffn.inputs;
     const double threshold = run.number("threshold");
-    const nn::Matrix<T> Z = nn::apply(mlp.layers[0], X);
-    std::size_t positive = 0, nonzero = 0, above = 0;
-    mlp.forward_with_hook(X, [&](std::size_t layer, nn::Matrix<T>& H) {
-        if (layer != 0) return;
-        for (std::size_t i = 0; i < H.size(); ++i) {
-            positive += Z.data()[i] > T(0);
-            nonzero += H.data()[i] != T(0);
-            above += static_cast<double>(H.data()[i]) > threshold;
-        }
-    });
-    const double n = static_cast<double>(tokens * m);
+    Counts counts;
+    std::size_t pairs = 0;
+    if (const auto found = checkpoint_layer(run)) {
+        // A checkpoint's layer on the given inputs (or on N(0,1) tokens):
+        // a gated layer's pre-activation is its gate's, its hidden values
+        // act(gate) * up.
+        const nn::LoadedLayer<T> layer = nn::load_layer<T>(found->checkpoint, found->spec);
+        const std::size_t d = found->spec.d;
+        const nn::Matrix<T> X = run.string("inputs").empty()
+                                    ? normal_inputs<T>(run, static_cast<std::size_t>(run.integer("tokens")), d,
+                                                       fmt::format("d={} tokens={}", d, run.integer("tokens")))
+                                    : input_rows<T>(run, d);
+        counts = count_firing(layer.pre_activation(X), layer.hidden(X), threshold);
+        pairs = X.shape()[0] * found->spec.hidden;
+    } else {
+        Ffn<T> ffn = make_ffn<T>(run, kKeys);
+        nn::MLP<T>& mlp = ffn.mlp;
+        const nn::Matrix<T> Z = nn::apply(mlp.layers[0], ffn.inputs);
+        mlp.forward_with_hook(ffn.inputs, [&](std::size_t layer, nn::Matrix<T>& H) {
+            if (layer == 0) counts = count_firing(Z, H, threshold);
+        });
+        pairs = ffn.tokens * ffn.m;
+    }
+    const auto [positive, nonzero, above] = counts;
+    const double n = static_cast<double>(pairs);
     report::Table t("run");
     t.add_column("positive", ColumnType::real).add_column("nonzero", ColumnType::real).add_column("above", ColumnType::real);
     t.add_row({positive / n, nonzero / n, above / n});
     return {t};
+}
+
+// The table names d, m and tokens: for a checkpoint's layer they must be
+// its own and the inputs file's, not the config's defaults.
+void refuse_other_sizes(const runner::Run& r) {
+    const auto found = checkpoint_layer(r);
+    if (!found) {
+        if (!r.string("inputs").empty())
+            throw Error("key 'inputs': the inputs file feeds a checkpoint's layer ('weights' of layout gpt2, gpt_neox or llama)");
+        return;
+    }
+    const auto& spec = found->spec;
+    const std::size_t tokens = r.string("inputs").empty() ? static_cast<std::size_t>(r.integer("tokens")) : input_row_count(r.string("inputs"), spec.d);
+    if (static_cast<std::size_t>(r.integer("d")) != spec.d || static_cast<std::size_t>(r.integer("m")) != spec.hidden ||
+        static_cast<std::size_t>(r.integer("tokens")) != tokens)
+        throw Error(fmt::format("keys 'd', 'm', 'tokens': {}, {}, {} in the config, but {} is {} -> {}{}; set them to the layer's (the table names them)",
+                                r.integer("d"), r.integer("m"), r.integer("tokens"), spec.source, spec.d, spec.hidden,
+                                r.string("inputs").empty() ? std::string() : fmt::format(" with {} inputs", tokens)));
+    if (r.string("activation") != nn::to_string(spec.activation))
+        throw Error(fmt::format("key 'activation': \"{}\" in the config, but {} computes {}; set it to the layer's (the table names it)",
+                                r.string("activation"), spec.source, nn::to_string(spec.activation)));
 }
 
 std::vector<report::Table> run_firing(const runner::Run& run) {
@@ -52,13 +100,17 @@ runner::ExperimentKind make() {
     using enum runner::Statistic;
     runner::Schema schema;
     add_ffn_keys(schema, kKeys);
+    add_layer_keys(schema);
     schema.add({.path = "threshold", .type = runner::KeyType::number, .default_value = 0.01, .min = 0.0,
                 .help = "an output above this counts as firing"});
     return {.name = "firing_fraction",
             .description = "fraction of hidden units firing at random init, mean and sd over seeds",
             .schema = std::move(schema),
             .headlines = {{"firing", {"d", "m", "activation", "positive_mean", "positive_sd"}}},
-            .validate = refuse_ffn_beyond_memory,
+            .validate = [](const runner::Plan& plan) {
+                refuse_ffn_beyond_memory(plan);
+                for (const auto& r : plan.runs) refuse_other_sizes(r);
+            },
             .run = run_firing,
             .seed_statistics = runner::SeedStatistics{
                 .table = "firing",

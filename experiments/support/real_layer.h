@@ -125,6 +125,11 @@ inline GivenShape given_shape(const std::string& path, std::size_t d) {
     return shape;
 }
 
+// Every row of a run's `inputs` file (both groups, a's first, where it
+// holds two), checked as given_groups checks them.
+template <class T>
+nn::Matrix<T> input_rows(const runner::Run& run, std::size_t d);
+
 // The groups of a run with groups "given": from its `inputs` file, else
 // from the config's inputs_a and inputs_b.
 inline GivenGroups given_groups(const runner::Run& run, std::size_t d) {
@@ -161,6 +166,41 @@ inline GivenGroups given_groups(const runner::Run& run, std::size_t d) {
             if (!std::isfinite(x)) throw Error(path + ": tensor 'readout' holds a value that is not finite");
     }
     return g;
+}
+
+template <class T>
+nn::Matrix<T> input_rows(const runner::Run& run, std::size_t d) {
+    const io::SafetensorsHeader header = io::read_safetensors_header(run.string("inputs"));
+    // A file of the inputs alone has no group labels to check.
+    const GivenGroups g = !detail::holds_pair(header) && !header.find("group")
+                              ? GivenGroups{}
+                              : given_groups(run, d);
+    std::vector<std::vector<double>> rows = g.a;
+    rows.insert(rows.end(), g.b.begin(), g.b.end());
+    if (rows.empty()) {  // an 'inputs' tensor without labels
+        const io::TensorEntry& e = detail::rows_entry(header, "inputs", d);
+        const auto values = io::read_tensor(header, e).as_doubles();
+        const double largest = run.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+        nn::Matrix<T> X = nn::Matrix<T>::from_shape({e.shape[0], d});
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            if (!(std::abs(values[i]) <= largest))
+                throw Error(fmt::format("{}: tensor 'inputs' row {} holds {}, not a finite {} value", header.path, i / d, values[i],
+                                        run.string("dtype")));
+            X.data()[i] = static_cast<T>(values[i]);
+        }
+        return X;
+    }
+    nn::Matrix<T> X = nn::Matrix<T>::from_shape({rows.size(), d});
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t k = 0; k < d; ++k) X.data()[r * d + k] = static_cast<T>(rows[r][k]);
+    return X;
+}
+
+// The number of rows input_rows gives, from the header alone.
+inline std::size_t input_row_count(const std::string& path, std::size_t d) {
+    const io::SafetensorsHeader header = io::read_safetensors_header(path);
+    if (detail::holds_pair(header)) return detail::rows_entry(header, "inputs_a", d).shape[0] + detail::rows_entry(header, "inputs_b", d).shape[0];
+    return detail::rows_entry(header, "inputs", d).shape[0];
 }
 
 }  // namespace ffn::experiments

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cmath>
 #include <span>
 #include <type_traits>
@@ -114,6 +115,66 @@ AblationEffect ablate_unit(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::L
         e.readout_predicted[i] = (r - h[i]) * qc;
     }
     return e;
+}
+
+template <class T>
+AblationEffect edit_direction(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::Linear<T>& down, const std::vector<double>& u,
+                              std::optional<double> set_to, const std::vector<double>& q) {
+    const std::size_t m = down.in_features(), d = down.out_features(), rows = H.shape()[0];
+    if (H.shape()[1] != m || Y.shape()[0] != rows || Y.shape()[1] != d)
+        throw Error("edit_direction: the hidden values' or outputs' shape is not the down projection's");
+    if (u.size() != m) throw Error("edit_direction: the direction's length is not the hidden width");
+    if (q.size() != d) throw Error("edit_direction: the readout's length is not the output width");
+    double norm = 0;
+    for (double x : u) norm += x * x;
+    norm = std::sqrt(norm);
+    if (!(norm > 0) || !std::isfinite(norm)) throw Error("edit_direction: the direction is zero or not finite");
+    std::vector<double> unit(m);
+    for (std::size_t k = 0; k < m; ++k) unit[k] = u[k] / norm;
+    const nn::Matrix<T> kept = H;
+    std::vector<double> change(rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+        T* h = H.data() + i * m;
+        double a = 0;
+        for (std::size_t k = 0; k < m; ++k) a += static_cast<double>(h[k]) * unit[k];
+        change[i] = set_to.value_or(0.0) - a;
+        for (std::size_t k = 0; k < m; ++k) h[k] = static_cast<T>(static_cast<double>(h[k]) + change[i] * unit[k]);
+    }
+    const nn::Matrix<T> Y2 = nn::apply(down, H);
+    // The prediction (W_down^T q).(h' - h) uses the edit as the model holds
+    // it (in T): it is about the layer's arithmetic, not about a cast.
+    AblationEffect e{rows, d, std::vector<double>(rows * d), std::vector<double>(rows), std::vector<double>(rows)};
+    std::vector<double> wq(m);  // W_down^T q
+    for (std::size_t o = 0; o < d; ++o)
+        for (std::size_t k = 0; k < m; ++k) wq[k] += q[o] * static_cast<double>(down.weight.data()[o * m + k]);
+    for (std::size_t i = 0; i < rows; ++i) {
+        double readout = 0, predicted = 0;
+        for (std::size_t o = 0; o < d; ++o) {
+            const double dy = static_cast<double>(Y2.data()[i * d + o]) - static_cast<double>(Y.data()[i * d + o]);
+            e.output_change[i * d + o] = dy;
+            readout += q[o] * dy;
+        }
+        for (std::size_t k = 0; k < m; ++k)
+            predicted += wq[k] * (static_cast<double>(H.data()[i * m + k]) - static_cast<double>(kept.data()[i * m + k]));
+        e.readout_recomputed[i] = readout;
+        e.readout_predicted[i] = predicted;
+    }
+    H = kept;
+    return e;
+}
+
+template <class T>
+std::vector<double> hidden_direction_of(const nn::Linear<T>& down, const std::vector<double>& r) {
+    const std::size_t m = down.in_features(), d = down.out_features();
+    if (r.size() != d) throw Error("hidden_direction_of: the direction's length is not the output width");
+    std::vector<double> u(m);
+    for (std::size_t o = 0; o < d; ++o)
+        for (std::size_t k = 0; k < m; ++k) u[k] += r[o] * static_cast<double>(down.weight.data()[o * m + k]);
+    double norm = 0;
+    for (double x : u) norm += x * x;
+    if (!(norm > 0)) return {};
+    for (double& x : u) x /= std::sqrt(norm);
+    return u;
 }
 
 template <class T>
@@ -283,6 +344,12 @@ template AblationEffect ablate_unit<float>(nn::Matrix<float>&, const nn::Matrix<
                                            double, const std::vector<double>&);
 template AblationEffect ablate_unit<double>(nn::Matrix<double>&, const nn::Matrix<double>&, const nn::Linear<double>&, std::size_t,
                                             double, const std::vector<double>&);
+template AblationEffect edit_direction<float>(nn::Matrix<float>&, const nn::Matrix<float>&, const nn::Linear<float>&,
+                                              const std::vector<double>&, std::optional<double>, const std::vector<double>&);
+template AblationEffect edit_direction<double>(nn::Matrix<double>&, const nn::Matrix<double>&, const nn::Linear<double>&,
+                                               const std::vector<double>&, std::optional<double>, const std::vector<double>&);
+template std::vector<double> hidden_direction_of<float>(const nn::Linear<float>&, const std::vector<double>&);
+template std::vector<double> hidden_direction_of<double>(const nn::Linear<double>&, const std::vector<double>&);
 template HiddenValues hidden_values<float>(const nn::Matrix<float>&);
 template HiddenValues hidden_values<double>(const nn::Matrix<double>&);
 template std::vector<UnitProfile> profile_units<float>(const nn::MLP<float>&, const nn::Matrix<float>&,

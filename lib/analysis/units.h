@@ -56,6 +56,24 @@ template <class T>
 AblationEffect ablate_unit(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::Linear<T>& down, std::size_t j,
                            double replacement, const std::vector<double>& q);
 
+// An edit of the hidden values along a direction u of the hidden space
+// (m values, unit length after normalising): per row, the coefficient
+// a = h.u is projected out (h' = h - a u) or set to `value`
+// (h' = h + (value - a) u); everything else of the layer as it is. Reported
+// as for an ablation: the output change, the readout's change q.(y' - y)
+// recomputed, and as the down projection predicts it at once,
+// (W_down^T q).(h' - h) = (target - a) q.(W_down u) up to the rounding of
+// h' to T. H is put back before returning.
+template <class T>
+AblationEffect edit_direction(nn::Matrix<T>& H, const nn::Matrix<T>& Y, const nn::Linear<T>& down, const std::vector<double>& u,
+                              std::optional<double> set_to, const std::vector<double>& q);
+
+// The hidden direction whose write reaches furthest along an output
+// direction r (d values): W_down^T r, normalised; empty when it is zero
+// (the layer writes nothing along r).
+template <class T>
+std::vector<double> hidden_direction_of(const nn::Linear<T>& down, const std::vector<double>& r);
+
 // ---------------------------------------------------------------------------
 // Contrasting two groups of inputs unit by unit (document 003's lab), with
 // the permutation tests that keep a search over units honest.

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "analysis/units.h"
+#include "core/rng.h"
+#include "nn/init.h"
 
 using namespace ffn;
 
@@ -134,4 +136,58 @@ TEST_CASE("ablate_unit: doc 003's worked ablation, unit 4 zeroed") {
     CHECK(analysis::ablate_unit(mlp, x, 3, 3.0, {0, 1, 0}).readout_predicted[0] == -4.0);
     CHECK_THROWS_WITH(analysis::ablate_unit(mlp, x, 4, 0.0, {0, 0, 1}), doctest::Contains("no such hidden unit"));
     CHECK_THROWS_WITH(analysis::ablate_unit(mlp, x, 0, 0.0, {0, 1}), doctest::Contains("readout's length"));
+}
+
+TEST_CASE("edit_direction: doc 003's 3-4-3 MLP with its unit 4 as the direction gives the ablation's numbers") {
+    // Editing along the unit vector e_4 of the hidden space is the
+    // ablation of unit 4: projecting it out zeroes h_4, setting it to 3
+    // replaces h_4 by 3. Small integers in float64: exact.
+    auto mlp = first_layer({{1, 1, 0}, {0, -1, 1}, {1, 0, -1}, {-1, 1, 1}}, {0, -1, 1, 1});
+    const std::vector<std::vector<double>> w_out = {{1, 0, -1, 1}, {0, 1, 0, -2}, {1, -1, 2, 0}};
+    for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t j = 0; j < 4; ++j) mlp.layers[1].weight(k, j) = w_out[k][j];
+    const auto x = matrix({{1, -1, 2}});
+    nn::Matrix<double> H = nn::apply(mlp.layers[0], x);
+    nn::activate_inplace(mlp.activation, std::span<double>(H.data(), H.size()));
+    const nn::Matrix<double> Y = nn::apply(mlp.layers[1], H), kept = H;
+    const auto out = analysis::edit_direction(H, Y, mlp.layers[1], {0, 0, 0, 2}, std::nullopt, {0, 1, 0});
+    CHECK(out.output_change == std::vector<double>{-1, 2, 0});
+    CHECK(out.readout_recomputed[0] == 2.0);
+    CHECK(out.readout_predicted[0] == 2.0);
+    CHECK(H == kept);  // put back
+    const auto set = analysis::edit_direction(H, Y, mlp.layers[1], {0, 0, 0, 1}, 3.0, {0, 1, 0});
+    CHECK(set.readout_predicted[0] == -4.0);
+    CHECK(set.readout_recomputed[0] == -4.0);
+    CHECK_THROWS_WITH(analysis::edit_direction(H, Y, mlp.layers[1], {0, 0, 0, 0}, std::nullopt, {0, 1, 0}), doctest::Contains("zero"));
+}
+
+TEST_CASE("edit_direction: a random direction projected out leaves no coefficient, and the down projection predicts the readout") {
+    Rng rng(7);
+    nn::MLP<double> mlp({6, 20, 6}, nn::Activation::gelu);
+    nn::initialize(mlp, {nn::InitScheme::torch_default}, rng);
+    nn::Matrix<double> X = nn::Matrix<double>::from_shape({50, 6});
+    for (auto& v : X) v = rng.normal();
+    nn::Matrix<double> H = nn::apply(mlp.layers[0], X);
+    nn::activate_inplace(mlp.activation, std::span<double>(H.data(), H.size()));
+    const nn::Matrix<double> Y = nn::apply(mlp.layers[1], H);
+    const std::vector<double> r = {1, 0, -1, 0.5, 0, 2}, q = {0.3, -1, 0, 0, 1, 0.25};
+    const std::vector<double> u = analysis::hidden_direction_of(mlp.layers[1], r);
+    double norm = 0;
+    for (double v : u) norm += v * v;
+    CHECK(norm == doctest::Approx(1.0).epsilon(1e-15));
+    const auto e = analysis::edit_direction(H, Y, mlp.layers[1], u, std::nullopt, q);
+    // float64: the recomputed change differs from the predicted one by the
+    // rounding of two 20-term products of O(1) values, well under 1e-12.
+    for (std::size_t i = 0; i < 50; ++i) CHECK(std::abs(e.readout_predicted[i] - e.readout_recomputed[i]) < 1e-12);
+    // The edit removes every input's coefficient along u: its output
+    // change is W_down (-(h.u) u), to float64 rounding.
+    for (std::size_t i = 0; i < 50; ++i) {
+        double a = 0;
+        for (std::size_t k = 0; k < 20; ++k) a += H(i, k) * u[k];
+        for (std::size_t o = 0; o < 6; ++o) {
+            double wu = 0;
+            for (std::size_t k = 0; k < 20; ++k) wu += mlp.layers[1].weight(o, k) * u[k];
+            CHECK(std::abs(e.output_change[i * 6 + o] + a * wu) < 1e-12);
+        }
+    }
 }

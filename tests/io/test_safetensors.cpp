@@ -82,7 +82,9 @@ TEST_CASE("every corrupt header is a clear error naming the defect") {
     auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
     CHECK(contains(error_of(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})", 8), "(no error)"));
     CHECK(contains(error_of(R"({"a": {"dtype": "F99", "shape": [2], "data_offsets": [0, 8]}})", 8), "unknown dtype 'F99'"));
-    CHECK(contains(error_of(R"({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})", 4), "BF16 is not supported"));
+    CHECK(contains(error_of(R"({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})", 4), "(no error)"));
+    CHECK(contains(error_of(R"({"a": {"dtype": "I8", "shape": [2], "data_offsets": [0, 2]}})", 2), "dtype I8 is a quantised format"));
+    CHECK(contains(error_of(R"({"a": {"dtype": "I32", "shape": [2], "data_offsets": [0, 8]}})", 8), "dtype I32 is not one ffn-lab reads"));
     CHECK(contains(error_of(R"({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8), "shape needs 12 bytes"));
     CHECK(contains(error_of(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 16]}})", 8), "outside the data section"));
     CHECK(contains(error_of(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},

@@ -231,7 +231,7 @@ TEST_CASE("shapes that disagree, NaN weights and quantised tensors are refused b
     CHECK_THROWS_WITH(nn::load_layer<float>(i8, nn::find_layer(i8, 0)), doctest::Contains("dtype I8 is a quantised format"));
 }
 
-TEST_CASE("the layout is found from the names; names that fit two layouts ask for one") {
+TEST_CASE("the layout is found from the names - names that fit two layouts ask for one") {
     test::TempDir dir;
     const std::vector<float> v(12, 0.25f);
     io::SafetensorsFile f;
