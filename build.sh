@@ -44,14 +44,16 @@ install_missing() {
 # not compare. The third case trains GELU nets (smooth activations run
 # through their own vectorised loops); the fourth, every GLU variant; the
 # fifth, toy models of superposition; the sixth and seventh, MLPs trained
-# on planted features, and their units' contrasts and ablations.
+# on planted features, and their units' contrasts and ablations; the eighth
+# and ninth, a checkpoint's F16 layer with its inputs from a file.
 same_files_everywhere() {
     for case in "configs/width_quick.json" "configs/firing.json" \
                 "configs/width_quick.json --set activation=gelu --set seeds=[0,1,2]" \
                 "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
                 "configs/tms_pentagon.json --set steps=300" \
                 "configs/planted_features.json --set seeds=[0,1] --set steps=300" \
-                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=199"; do
+                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=199" \
+                "configs/layer_units.json --set seeds=[0]" "configs/layer_lab.json"; do
         out=build/same_files
         rm -rf "$out"
         # shellcheck disable=SC2086 # the case's words are its arguments
@@ -131,10 +133,11 @@ build_sanitize() {
 # with the input saved in build-sanitize/fuzz-crashes.
 fuzz() {
     mkdir -p build-sanitize/fuzz-crashes
-    for h in config safetensors target tables readback; do
+    for h in config safetensors checkpoint target tables readback; do
         case "$h" in
             config) seeds="tests/fuzz/corpus/config configs" ;;
-            safetensors) seeds="tests/io/fixtures tests/experiments/fixtures" ;;
+            safetensors) seeds="tests/io/fixtures tests/experiments/fixtures tests/nn/fixtures/layers/gpt2_bf16 tests/nn/fixtures/layers/gpt_neox_f16" ;;
+            checkpoint) seeds="tests/fuzz/corpus/checkpoint" ;;
             target) seeds="tests/fuzz/corpus/target" ;;
             tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
             readback) seeds="tests/fuzz/corpus/readback" ;;

@@ -73,6 +73,13 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     e->add_option("configs", o.estimate.configs, "Configs, in order (default: every bundled config)");
     e->add_option("--threads", o.estimate.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
     e->add_flag("--json", o.json, "One JSON record per config instead of a table");
+
+    auto* l = o.load_cmd = cmd->add_subcommand(
+        "load", "Seconds and peak memory to load one MLP layer of a sparse synthetic checkpoint of Llama-7B's shapes (BF16, 2 shards)");
+    l->add_option("--layer", o.load.layer, "The block loaded (0-31)")->check(CLI::Range(0, 31));
+    l->add_option("--repeats", o.load.repeats, "Loads timed, each in a child of its own (the median is reported)")->check(CLI::Range(1, 101));
+    l->add_option("--folder", o.load.folder, "Where the sparse checkpoint is written (default: a temporary folder, removed after)");
+    l->add_flag("--json", o.json, "One JSON record instead of a table");
     return cmd;
 }
 
@@ -82,7 +89,7 @@ namespace {
 
 int run_bench(const BenchOptions& o, char** argv) {
     const bool uses_openblas =
-        o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed() && !o.estimate_cmd->parsed());  // itself, or through PyTorch
+        o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed() && !o.estimate_cmd->parsed() && !o.load_cmd->parsed());  // itself, or through PyTorch
     const std::string core = uses_openblas ? bench::openblas_core_to_force(isa_name(supported_isas().back())) : "";
     if (!core.empty()) {
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
@@ -98,7 +105,7 @@ int run_bench(const BenchOptions& o, char** argv) {
     bench::TmsBenchOptions tms = o.tms;
     if (o.no_torch) train.python = sweep.python = tms.python = "";
     std::string torch_about;
-    if (o.scale_cmd->parsed() || o.estimate_cmd->parsed()) {
+    if (o.scale_cmd->parsed() || o.estimate_cmd->parsed() || o.load_cmd->parsed()) {
         bench::EstimateBenchOptions estimate = o.estimate;
         estimate.bundled = bundled_configs();
         if (estimate.configs.empty() && o.estimate_cmd->parsed()) {
@@ -107,7 +114,8 @@ int run_bench(const BenchOptions& o, char** argv) {
             estimate.configs = runner::bundled_configs(root);
         }
         const report::Table t = o.scale_cmd->parsed() ? bench::bench_scale(o.scale, experiments::all_kinds())
-                                                      : bench::bench_estimate(estimate, experiments::all_kinds());
+                                : o.load_cmd->parsed() ? bench::bench_load(o.load)
+                                                       : bench::bench_estimate(estimate, experiments::all_kinds());
         if (o.json) std::cout << report::to_json(t)["rows"].dump(1) << "\n";
         else std::cout << "## " << t.name() << "\n\n" << report::to_markdown(t);
         return 0;

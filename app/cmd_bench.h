@@ -5,6 +5,7 @@
 
 #include "bench/estimate_bench.h"
 #include "bench/gemm_bench.h"
+#include "bench/load_bench.h"
 #include "bench/scale_bench.h"
 #include "bench/sweep_bench.h"
 #include "bench/tms_bench.h"
@@ -20,6 +21,7 @@ struct BenchOptions {
     std::vector<std::string> tms_configs;
     bench::ScaleBenchOptions scale;
     bench::EstimateBenchOptions estimate;
+    bench::LoadBenchOptions load;
     bool json = false;
     bool no_torch = false;
     CLI::App* gemm_cmd = nullptr;
@@ -28,6 +30,7 @@ struct BenchOptions {
     CLI::App* tms_cmd = nullptr;
     CLI::App* scale_cmd = nullptr;
     CLI::App* estimate_cmd = nullptr;
+    CLI::App* load_cmd = nullptr;
 };
 
 CLI::App* setup_bench(CLI::App& app, BenchOptions& options);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "bench/timing.h"
 #include "core/error.h"
 #include "runner/config.h"
 #include "runner/estimate.h"
@@ -21,44 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using report::ColumnType;
-
-struct Measured {
-    double seconds = 0;
-    double peak_mb = 0;
-};
-
-// `work` in a child process: its wall time (reported by the child through
-// a pipe) and its peak resident memory.
-template <class Work>
-Measured in_child(Work work) {
-    int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) throw Error("bench scale: no pipe");
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw Error("bench scale: cannot fork");
-    if (pid == 0) {
-        ::close(pipe_fds[0]);
-        double seconds = -1;
-        try {
-            const auto start = std::chrono::steady_clock::now();
-            work();
-            seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "ffn-lab: bench scale: %s\n", e.what());
-        }
-        (void)!::write(pipe_fds[1], &seconds, sizeof seconds);
-        ::_exit(seconds < 0 ? 1 : 0);
-    }
-    ::close(pipe_fds[1]);
-    double seconds = -1;
-    const bool got = ::read(pipe_fds[0], &seconds, sizeof seconds) == static_cast<ssize_t>(sizeof seconds);
-    ::close(pipe_fds[0]);
-    int status = 0;
-    struct rusage usage {};
-    ::wait4(pid, &status, 0, &usage);
-    if (!got || seconds < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw Error("bench scale: a measurement failed");
-    return {seconds, static_cast<double>(usage.ru_maxrss) / 1024.0};
-}
 
 std::uintmax_t folder_bytes(const fs::path& dir, std::size_t* files) {
     std::uintmax_t total = 0;
@@ -100,18 +63,18 @@ report::Table bench_scale(const ScaleBenchOptions& o, const std::vector<runner::
         const fs::path out = scratch / fmt::format("runs-{}", runs);
         std::error_code ec;
         fs::remove_all(out, ec);
-        const Measured whole = in_child([&] {
+        const Measured whole = measure_in_child([&] {
             const runner::Plan plan = plan_for(runs, o.steps);
             runner::sweep(plan, {.out = out.string(), .threads = o.threads});
-        });
-        const Measured untrained = in_child([&] {
+        }, "bench scale");
+        const Measured untrained = measure_in_child([&] {
             const runner::Plan plan = plan_for(runs, 0);
             runner::sweep(plan, {.threads = o.threads});
-        });
-        const Measured dry = in_child([&] {
+        }, "bench scale");
+        const Measured dry = measure_in_child([&] {
             const runner::Plan plan = plan_for(runs, o.steps);
             (void)runner::estimate_time(plan, o.threads);
-        });
+        }, "bench scale");
         std::size_t files = 0;
         const std::uintmax_t bytes = folder_bytes(out / "runs", &files);
         const double n = static_cast<double>(plan_for(runs, o.steps).runs.size());

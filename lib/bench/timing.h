@@ -15,4 +15,14 @@ std::vector<double> batch_seconds_per_call(const std::function<void()>& call, in
 // The median batch's time per call (see batch_seconds_per_call).
 double median_seconds_per_call(const std::function<void()>& call, int repeats = 5, double batch_seconds = 0.05);
 
+// `work` in a child process of its own: its wall time (reported by the
+// child through a pipe) and its peak resident memory (wait4's maximum
+// resident set), so that a measurement's memory is its own. `what` names
+// the benchmark in messages; a failed child is an ffn::Error.
+struct Measured {
+    double seconds = 0;
+    double peak_mb = 0;
+};
+Measured measure_in_child(const std::function<void()>& work, const char* what);
+
 }  // namespace ffn::bench

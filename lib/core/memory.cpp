@@ -1,5 +1,7 @@
 #include "core/memory.h"
 
+#include <sys/mman.h>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,6 +34,13 @@ std::uint64_t memory_available() {
         available = std::min<std::uint64_t>(available, limit.rlim_cur > used ? limit.rlim_cur - used : 0);
     }
     return available;
+}
+
+void prefer_huge_pages(void* data, std::size_t bytes) {
+    constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+    if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 }  // namespace ffn

@@ -109,4 +109,11 @@ TensorData Checkpoint::read(const std::string& name) const {
     return read_tensor(header_of(shard_of_.at(name)), e);
 }
 
+void Checkpoint::read_values(const std::string& name,
+                             const std::function<void(std::size_t first, std::span<const double> values)>& sink, std::size_t begin,
+                             std::size_t end) const {
+    const TensorEntry& e = entry(name);
+    read_tensor_values(header_of(shard_of_.at(name)), e, sink, begin, end);
+}
+
 }  // namespace ffn::io

@@ -36,6 +36,11 @@ public:
     const TensorEntry& entry(const std::string& name) const;
     // The tensor's bytes, from its shard alone.
     TensorData read(const std::string& name) const;
+    // The tensor's values [begin, end), widened, piece by piece
+    // (read_tensor_values). Once entry(name) has been called, threads may
+    // call this at once (it then only looks up what is cached).
+    void read_values(const std::string& name, const std::function<void(std::size_t first, std::span<const double> values)>& sink,
+                     std::size_t begin = 0, std::size_t end = SIZE_MAX) const;
     // config.json beside the weights, if there is one (an object).
     const std::optional<Json>& config() const { return config_; }
     // Where a tensor lives, for messages: "model-00002-of-00002.safetensors".

@@ -237,32 +237,69 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
     return out;
 }
 
-TensorData read_tensor(const SafetensorsHeader& header, const TensorEntry& entry) {
-    const std::string where = header.path + ": tensor '" + entry.name + "': ";
-    const auto dtype = readable_dtype(entry.dtype);
-    if (!dtype) {
-        const bool quantised = entry.dtype == "I8" || entry.dtype == "U8" || entry.dtype.rfind("F8_", 0) == 0;
-        throw Error(where + "dtype " + entry.dtype + (quantised ? " is a quantised format; " : " is not one ffn-lab reads; ") +
-                    "ffn-lab reads F32, F64, F16 and BF16" + (quantised ? " (dequantise the checkpoint first)" : ""));
-    }
-    TensorData t{entry.name, *dtype, entry.shape, std::vector<unsigned char>(entry.end - entry.begin)};
-    const int fd = ::open(header.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(where + "cannot open the file (" + std::strerror(errno) + ")");
+namespace {
+
+// The readable dtype of an entry, or the error that names why not.
+DType dtype_to_read(const SafetensorsHeader& header, const TensorEntry& entry) {
+    if (const auto dtype = readable_dtype(entry.dtype)) return *dtype;
+    const bool quantised = entry.dtype == "I8" || entry.dtype == "U8" || entry.dtype.rfind("F8_", 0) == 0;
+    throw Error(header.path + ": tensor '" + entry.name + "': dtype " + entry.dtype +
+                (quantised ? " is a quantised format; " : " is not one ffn-lab reads; ") + "ffn-lab reads F32, F64, F16 and BF16" +
+                (quantised ? " (dequantise the checkpoint first)" : ""));
+}
+
+// Reads bytes [from, from + n) of the entry's data into `into`.
+void read_bytes(const SafetensorsHeader& header, const TensorEntry& entry, int fd, std::uint64_t from, std::size_t n, unsigned char* into) {
     std::size_t done = 0;
-    while (done < t.bytes.size()) {
-        const ssize_t got = ::pread(fd, t.bytes.data() + done, t.bytes.size() - done,
-                                    static_cast<off_t>(header.data_start + entry.begin + done));
+    while (done < n) {
+        const ssize_t got = ::pread(fd, into + done, n - done, static_cast<off_t>(header.data_start + entry.begin + from + done));
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            const int err = errno;
-            ::close(fd);
-            throw Error(where + (got == 0 ? std::string("the file ends before the tensor's bytes (changed since its header was read?)")
-                                          : "cannot read its bytes (" + std::string(std::strerror(err)) + ")"));
-        }
+        if (got <= 0)
+            throw Error(header.path + ": tensor '" + entry.name + "': " +
+                        (got == 0 ? std::string("the file ends before the tensor's bytes (changed since its header was read?)")
+                                  : "cannot read its bytes (" + std::string(std::strerror(errno)) + ")"));
         done += static_cast<std::size_t>(got);
     }
-    ::close(fd);
+}
+
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+Fd open_for(const SafetensorsHeader& header, const TensorEntry& entry) {
+    Fd f{::open(header.path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) throw Error(header.path + ": tensor '" + entry.name + "': cannot open the file (" + std::strerror(errno) + ")");
+    return f;
+}
+
+}  // namespace
+
+TensorData read_tensor(const SafetensorsHeader& header, const TensorEntry& entry) {
+    TensorData t{entry.name, dtype_to_read(header, entry), entry.shape, std::vector<unsigned char>(entry.end - entry.begin)};
+    const Fd f = open_for(header, entry);
+    read_bytes(header, entry, f.fd, 0, t.bytes.size(), t.bytes.data());
     return t;
+}
+
+void read_tensor_values(const SafetensorsHeader& header, const TensorEntry& entry,
+                        const std::function<void(std::size_t first, std::span<const double> values)>& sink, std::size_t begin,
+                        std::size_t end) {
+    const DType dtype = dtype_to_read(header, entry);
+    const std::size_t size = dtype_size(dtype), per_piece = (std::size_t{1} << 20) / 8;
+    const std::uint64_t count = std::min<std::uint64_t>(end, (entry.end - entry.begin) / size);
+    const Fd f = open_for(header, entry);
+    TensorData piece{entry.name, dtype, {}, {}};
+    for (std::uint64_t first = begin; first < count; first += per_piece) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(per_piece, count - first));
+        piece.shape = {n};
+        piece.bytes.resize(n * size);
+        read_bytes(header, entry, f.fd, first * size, n * size, piece.bytes.data());
+        const std::vector<double> values = piece.as_doubles();
+        sink(static_cast<std::size_t>(first), values);
+    }
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {

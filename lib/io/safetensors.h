@@ -12,8 +12,10 @@
 // tensor's bytes only when that tensor is asked for (read_tensor, one
 // positioned read); read_safetensors reads a whole (small) file.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,15 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 // Throws ffn::Error when its dtype is not one ffn-lab reads (quantised ones
 // named as such) or the file changed under the reader.
 TensorData read_tensor(const SafetensorsHeader& header, const TensorEntry& entry);
+
+// The values [begin, end) of one tensor of `header` (all of them by
+// default), widened exactly to double, handed to `sink(first, values)` in
+// pieces of at most 1 MiB of the file's bytes, in order: a tensor of any
+// size is read in bounded memory beside its destination, and two threads
+// may read two ranges of it at once. Throws as read_tensor does.
+void read_tensor_values(const SafetensorsHeader& header, const TensorEntry& entry,
+                        const std::function<void(std::size_t first, std::span<const double> values)>& sink, std::size_t begin = 0,
+                        std::size_t end = SIZE_MAX);
 
 struct SafetensorsFile {
     std::vector<TensorData> tensors;

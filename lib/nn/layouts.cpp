@@ -9,6 +9,8 @@
 #include <span>
 
 #include "core/error.h"
+#include "core/memory.h"
+#include "gemm/gemm.h"
 #include "nn/weights.h"
 
 namespace ffn::nn {
@@ -217,25 +219,71 @@ std::vector<std::pair<std::string, std::string>> layer_tensor_names(const io::Ch
 
 template <class T>
 LoadedLayer<T> load_layer(const io::Checkpoint& checkpoint, const LayerSpec& spec) {
+    // The module built at its smallest, then given layers of the real
+    // shapes left unfilled: every value is read from the checkpoint below,
+    // and filling 500 MB with zeros first (on one thread) had cost more
+    // than reading them.
+    const auto unfilled = [&](std::size_t in, std::size_t out_features) {
+        Linear<T> l;
+        l.weight = Matrix<T>::from_shape({out_features, in});
+        prefer_huge_pages(l.weight.data(), l.weight.size() * sizeof(T));
+        l.weight_grad = Matrix<T>::from_shape({out_features, in});
+        l.bias = Vector<T>::from_shape({spec.biases ? out_features : std::size_t{0}});
+        l.bias_grad = Vector<T>::from_shape({spec.biases ? out_features : std::size_t{0}});
+        return l;
+    };
     LoadedLayer<T> out{spec, nullptr, nullptr};
-    if (spec.gated) out.gated = std::make_unique<GatedMLP<T>>(spec.d, spec.hidden, spec.activation, spec.biases);
-    else out.plain = std::make_unique<MLP<T>>(std::vector<std::size_t>{spec.d, spec.hidden, spec.d}, spec.activation, spec.biases);
+    if (spec.gated) {
+        out.gated = std::make_unique<GatedMLP<T>>(1, 1, spec.activation, spec.biases);
+        out.gated->gate = unfilled(spec.d, spec.hidden);
+        out.gated->up = unfilled(spec.d, spec.hidden);
+        out.gated->down = unfilled(spec.hidden, spec.d);
+    } else {
+        out.plain = std::make_unique<MLP<T>>(std::vector<std::size_t>{1, 1, 1}, spec.activation, spec.biases);
+        out.plain->layers[0] = unfilled(spec.d, spec.hidden);
+        out.plain->layers[1] = unfilled(spec.hidden, spec.d);
+    }
     const bool transposed = layout_named(spec.layout).transposed;
     std::map<std::string, ParamRef<T>> params;
     for (auto& p : out.module().parameters()) params.emplace(p.name, p);
+    // Each tensor in parts of about 16 Mi values, the parts spread over the
+    // threads gemm uses (converting and first touching a 7B model's layer is
+    // the cost, not reading it); each part piece by piece into the
+    // parameter, so a layer costs its own memory and little more. Conv1D's
+    // [in, out] lands transposed.
+    struct Part {
+        std::string stored;
+        const ParamRef<T>* p;
+        std::size_t begin, end;
+    };
+    std::vector<Part> parts;
+    constexpr std::size_t kPart = std::size_t{1} << 24;
     for (const auto& [ours, stored] : layer_tensor_names(checkpoint, spec)) {
+        (void)checkpoint.entry(stored);  // headers read here, on one thread
         const ParamRef<T>& p = params.at(ours);
-        const io::TensorData t = checkpoint.read(stored);
-        std::vector<double> values = t.as_doubles();
-        if (transposed && p.shape.size() == 2) {  // [in, out] -> [out, in]
-            const std::size_t rows = p.shape[0], cols = p.shape[1];
-            std::vector<double> swapped(values.size());
-            for (std::size_t i = 0; i < cols; ++i)
-                for (std::size_t j = 0; j < rows; ++j) swapped[j * cols + i] = values[i * rows + j];
-            values = std::move(swapped);
-        }
-        copy_finite(values, p.value, fmt::format("{} ({}): tensor '{}'", checkpoint.path(), checkpoint.shard_name(stored), stored));
+        for (std::size_t begin = 0; begin < p.size(); begin += kPart) parts.push_back({stored, &p, begin, std::min(p.size(), begin + kPart)});
     }
+    gemm::parallel_ranges(parts.size(), 2, [&](std::size_t first_part, std::size_t last_part) {
+        std::vector<T> piece;
+        for (std::size_t k = first_part; k < last_part; ++k) {
+            const Part& part = parts[k];
+            const ParamRef<T>& p = *part.p;
+            const std::string where = fmt::format("{} ({}): tensor '{}'", checkpoint.path(), checkpoint.shard_name(part.stored), part.stored);
+            const std::size_t rows = p.shape[0], cols = p.shape.size() == 2 ? p.shape[1] : 1;
+            checkpoint.read_values(
+                part.stored,
+                [&](std::size_t first, std::span<const double> values) {
+                    if (!transposed || p.shape.size() != 2) return copy_finite(values, p.value + first, where, first);
+                    piece.resize(values.size());
+                    copy_finite(values, piece.data(), where, first);
+                    for (std::size_t v = 0; v < values.size(); ++v) {
+                        const std::size_t i = (first + v) / rows, j = (first + v) % rows;  // stored [cols = in][rows = out]
+                        p.value[j * cols + i] = piece[v];
+                    }
+                },
+                part.begin, part.end);
+        }
+    });
     return out;
 }
 

@@ -48,14 +48,14 @@ void load_weights(const std::string& path, Module<T>& module, const std::map<std
 }
 
 template <class T>
-void copy_finite(const std::vector<double>& values, T* out, const std::string& where) {
+void copy_finite(std::span<const double> values, T* out, const std::string& where, std::size_t first) {
     // A NaN or infinite weight would be analysed as if it were a model
     // (a residual of 0, an RMSE...); a float64 value beyond float32's
     // range would become one silently.
     for (std::size_t i = 0; i < values.size(); ++i) {
         const double v = values[i];
         if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
-            throw Error(where + " element " + std::to_string(i) + " is " +
+            throw Error(where + " element " + std::to_string(first + i) + " is " +
                         (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "beyond the model's float32 range (" + std::to_string(v) + ")") +
                         ": weights must be finite numbers");
         out[i] = static_cast<T>(v);
@@ -66,8 +66,8 @@ template void save_weights<float>(const std::string&, Module<float>&, const std:
 template void save_weights<double>(const std::string&, Module<double>&, const std::map<std::string, std::string>&);
 template void load_weights<float>(const std::string&, Module<float>&, const std::map<std::string, std::string>&,
                                   const std::map<std::string, std::string>&);
-template void copy_finite<float>(const std::vector<double>&, float*, const std::string&);
-template void copy_finite<double>(const std::vector<double>&, double*, const std::string&);
+template void copy_finite<float>(std::span<const double>, float*, const std::string&, std::size_t);
+template void copy_finite<double>(std::span<const double>, double*, const std::string&, std::size_t);
 template void load_weights<double>(const std::string&, Module<double>&, const std::map<std::string, std::string>&,
                                    const std::map<std::string, std::string>&);
 

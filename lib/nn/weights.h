@@ -3,6 +3,7 @@
 // checks that every expected tensor is there with the right shape; a float64
 // file loads into a float32 model and the reverse (rounded to nearest).
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ void load_weights(const std::string& path, Module<T>& module, const std::map<std
 // Copies a tensor's values (widened to double) into `out`, rounded to T;
 // throws ffn::Error naming `where` and the element when one is NaN,
 // infinite or beyond T's range.
+// `first` is the index of values[0] in the tensor, for the message.
 template <class T>
-void copy_finite(const std::vector<double>& values, T* out, const std::string& where);
+void copy_finite(std::span<const double> values, T* out, const std::string& where, std::size_t first = 0);
 
 }  // namespace ffn::nn
