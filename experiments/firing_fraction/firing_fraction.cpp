@@ -79,6 +79,15 @@ void refuse_other_sizes(const runner::Run& r) {
         return;
     }
     const auto& spec = found->spec;
+    // A sweep over the sizes (firing.json's own, document 001's protocol)
+    // would ask the one layer to be several.
+    std::vector<std::string> swept;
+    for (const auto& [key, value] : r.swept())
+        if (key == "d" || key == "m" || key == "tokens" || key == "activation") swept.push_back("'" + key + "'");
+    if (!swept.empty())
+        throw Error(fmt::format("the config sweeps {}, but {} is one layer ({} -> {}, {}): derive a config with \"zip\": null and \"sweep\": null and "
+                                "the layer's d, m, tokens and activation (see the README's \"Your own model\")",
+                                fmt::join(swept, ", "), spec.source, spec.d, spec.hidden, nn::to_string(spec.activation)));
     const std::size_t tokens = r.string("inputs").empty() ? static_cast<std::size_t>(r.integer("tokens")) : input_row_count(r.string("inputs"), spec.d);
     if (static_cast<std::size_t>(r.integer("d")) != spec.d || static_cast<std::size_t>(r.integer("m")) != spec.hidden ||
         static_cast<std::size_t>(r.integer("tokens")) != tokens)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "core/hash.h"
@@ -107,6 +109,40 @@ std::uint64_t hash_file(const std::string& path) {
 }
 
 namespace fs = std::filesystem;
+
+std::uint64_t fingerprint(const std::string& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (fs::is_directory(status)) {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(path, ec))
+            if (e.is_regular_file(ec)) names.push_back(e.path().filename().string());
+        if (ec) throw Error(path + ": cannot list the folder (" + ec.message() + ")");
+        std::sort(names.begin(), names.end());
+        std::uint64_t h = fnv1a64("folder");
+        for (const auto& name : names) h = hash_combine(fnv1a64(name, h), fingerprint((fs::path(path) / name).string()));
+        return h;
+    }
+    constexpr std::uint64_t kWhole = std::uint64_t{64} << 20, kEnd = std::uint64_t{1} << 20;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(path + ": not a regular file or folder");
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size <= kWhole) return hash_file(path);
+    std::uint64_t h = hash_combine(hash_combine(fnv1a64("large file"), size),
+                                   hash_combine(static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000ull +
+                                                    static_cast<std::uint64_t>(st.st_mtim.tv_nsec),
+                                                hash_combine(static_cast<std::uint64_t>(st.st_ino), static_cast<std::uint64_t>(st.st_dev))));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
+    std::string piece(kEnd, '\0');
+    for (const std::uint64_t at : {std::uint64_t{0}, size - kEnd}) {
+        in.seekg(static_cast<std::streamoff>(at));
+        in.read(piece.data(), static_cast<std::streamsize>(kEnd));
+        if (!in) throw Error(path + ": cannot read file (" + std::strerror(errno) + ")");
+        h = fnv1a64(piece, h);
+    }
+    return h;
+}
 
 StagedFolder::StagedFolder(const std::string& path, const std::string& keep) : path_(path), keep_(keep) {
     if (path.empty()) throw Error("output folder: an empty path");

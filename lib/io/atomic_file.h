@@ -26,6 +26,15 @@ std::string read_file(const std::string& path);
 // hashes in bounded memory. Throws ffn::Error naming the path.
 std::uint64_t hash_file(const std::string& path);
 
+// What a run's input file or folder (a weights file, a checkpoint folder,
+// an inputs file) adds to the run cache's key: a file of at most 64 MiB
+// by its bytes (hash_file); a larger one by its size, modification time,
+// inode and first and last MiB (rehashing a 10 GB shard for every run
+// would cost more than the run; a file rewritten in place changes its
+// time); a folder by the names and fingerprints of the files directly in
+// it. Throws ffn::Error naming the path when it cannot be read.
+std::uint64_t fingerprint(const std::string& path);
+
 // A folder written as one unit. Its files go into a hidden sibling folder
 // made at construction (so an unwritable place fails before any work), and
 // commit() swaps that folder in with one atomic exchange (Linux's

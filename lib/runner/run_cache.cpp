@@ -209,12 +209,14 @@ RunCache::~RunCache() {
 
 std::string RunCache::key(const std::string& kind, const Run& run) const {
     std::uint64_t h = hash_combine(fnv1a64(build_identity() + "\n" + kind), run.id);
-    // A loaded model is part of the input: the same path with other bytes
-    // is another run. (A file that cannot be read fails the run anyway.)
-    const auto weights = run.point->values.find("weights");
-    if (weights != run.point->values.end() && weights->is_string() && !weights->get<std::string>().empty()) {
+    // A loaded model and an inputs file are part of the input: the same
+    // path with other bytes is another run. (One that cannot be read fails
+    // the run anyway.)
+    for (const char* key : {"weights", "inputs"}) {
+        const auto file = run.point->values.find(key);
+        if (file == run.point->values.end() || !file->is_string() || file->get<std::string>().empty()) continue;
         try {
-            h = hash_combine(h, io::hash_file(weights->get<std::string>()));
+            h = hash_combine(h, io::fingerprint(file->get<std::string>()));
         } catch (const Error&) {
         }
     }

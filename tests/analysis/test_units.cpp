@@ -191,3 +191,49 @@ TEST_CASE("edit_direction: a random direction projected out leaves no coefficien
         }
     }
 }
+
+// The permutation test's counts against the plain loop it stands for:
+// relabel (discovery, then held out, each from the last), recompute every
+// unit's contrast in full, compare. Exact: the fast path must give the
+// same bits. 37 units (a block of 8 and a narrower last one), values that
+// are all floats (packed as floats) and values that are not.
+TEST_CASE("permutation_test counts what relabelling and recomputing every contrast counts, bit for bit") {
+    for (const bool floats : {true, false}) {
+        CAPTURE(floats);
+        Rng draw(11);
+        const auto values = [&](std::size_t rows, std::size_t m) {
+            analysis::HiddenValues H{rows, m, std::vector<double>(rows * m)};
+            for (auto& x : H.h) x = floats ? static_cast<double>(static_cast<float>(draw.normal())) : draw.normal();
+            return H;
+        };
+        const analysis::HiddenValues discovery = values(40, 37), held = values(30, 37);
+        std::vector<char> label(40), held_label(30);
+        for (std::size_t r = 0; r < 40; ++r) label[r] = r % 3 == 0;
+        for (std::size_t r = 0; r < 30; ++r) held_label[r] = r < 12;
+        const auto found = analysis::unit_contrasts(discovery, label), again = analysis::unit_contrasts(held, held_label);
+        const std::vector<std::size_t> winners = {5, 36, 0};
+        Rng shuffle(5), plain(5);
+        const auto counts = analysis::permutation_test(discovery, label, found, held, held_label, again, winners, 150, shuffle);
+        std::vector<std::size_t> own(3), max(3), in_held(3);
+        std::vector<char> relabel = label, held_relabel = held_label;
+        for (int p = 0; p < 150; ++p) {
+            plain.shuffle(relabel);
+            const auto c = analysis::unit_contrasts(discovery, relabel);
+            plain.shuffle(held_relabel);
+            const auto h = analysis::unit_contrasts(held, held_relabel);
+            double largest = 0;
+            for (double e : c.effect) largest = std::max(largest, std::abs(e));
+            for (std::size_t w = 0; w < 3; ++w) {
+                const std::size_t j = winners[w];
+                const double sign = found.effect[j] >= 0 ? 1.0 : -1.0;
+                max[w] += largest >= std::abs(found.effect[j]);
+                own[w] += std::abs(c.effect[j]) >= std::abs(found.effect[j]);
+                in_held[w] += sign * h.effect[j] >= sign * again.effect[j];
+            }
+        }
+        CHECK(counts.beats_own == own);
+        CHECK(counts.beats_max == max);
+        CHECK(counts.beats_held == in_held);
+        CHECK(shuffle.next_u64() == plain.next_u64());  // the same draws used
+    }
+}

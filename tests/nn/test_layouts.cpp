@@ -83,24 +83,21 @@ std::string copy_fixture(const test::TempDir& dir, const std::string& name) {
 }  // namespace
 
 TEST_CASE("a GPT-2 layer (Conv1D, gelu_new) in F32, F16 and BF16 computes PyTorch's forward") {
-    for (const char* dt : {"f32", "f16", "bf16"}) {
-        CAPTURE(dt);
-        check_against_torch(std::string("gpt2_") + dt, "gpt2", false, nn::Activation::gelu_tanh);
-    }
+    SUBCASE("F32") { check_against_torch("gpt2_f32", "gpt2", false, nn::Activation::gelu_tanh); }
+    SUBCASE("F16") { check_against_torch("gpt2_f16", "gpt2", false, nn::Activation::gelu_tanh); }
+    SUBCASE("BF16") { check_against_torch("gpt2_bf16", "gpt2", false, nn::Activation::gelu_tanh); }
 }
 
 TEST_CASE("a GPT-NeoX / Pythia layer (exact GELU) in F32, F16 and BF16 computes PyTorch's forward") {
-    for (const char* dt : {"f32", "f16", "bf16"}) {
-        CAPTURE(dt);
-        check_against_torch(std::string("gpt_neox_") + dt, "gpt_neox", false, nn::Activation::gelu);
-    }
+    SUBCASE("F32") { check_against_torch("gpt_neox_f32", "gpt_neox", false, nn::Activation::gelu); }
+    SUBCASE("F16") { check_against_torch("gpt_neox_f16", "gpt_neox", false, nn::Activation::gelu); }
+    SUBCASE("BF16") { check_against_torch("gpt_neox_bf16", "gpt_neox", false, nn::Activation::gelu); }
 }
 
 TEST_CASE("a sharded Llama-style gated layer (SiLU, no biases) in F32, F16 and BF16 computes PyTorch's forward") {
-    for (const char* dt : {"f32", "f16", "bf16"}) {
-        CAPTURE(dt);
-        check_against_torch(std::string("llama_") + dt, "llama", true, nn::Activation::silu);
-    }
+    SUBCASE("F32") { check_against_torch("llama_f32", "llama", true, nn::Activation::silu); }
+    SUBCASE("F16") { check_against_torch("llama_f16", "llama", true, nn::Activation::silu); }
+    SUBCASE("BF16") { check_against_torch("llama_bf16", "llama", true, nn::Activation::silu); }
 }
 
 TEST_CASE("F16 and BF16 widen exactly: normals, subnormals, signed zeros, infinities, NaN") {

@@ -257,3 +257,34 @@ TEST_CASE("execute with a cache: a weights file rewritten during the run is not 
     CHECK(second.manifest["runs_reused"] == 0);  // the file now holds other bytes
     CHECK(second.manifest["runs_computed"] == 1);
 }
+
+// The inputs file and a checkpoint folder are inputs too: other bytes in
+// either, under the same paths, are another run.
+TEST_CASE("execute with a cache: an inputs file or a file of a weights folder with other bytes is another run") {
+    const fs::path folder = fresh_folder("ffnlab_run_cache_checkpoint");
+    fs::create_directories(folder);
+    const fs::path inputs = fresh_folder("ffnlab_run_cache_inputs.bin");
+    { std::ofstream(folder / "model.safetensors") << "weights v1"; }
+    { std::ofstream(inputs) << "inputs v1"; }
+    ffn::runner::Schema schema{{"weights", KeyType::string, "", {}, {}, {}, "a folder the run reads"},
+                               {"inputs", KeyType::string, "", {}, {}, {}, "a file the run reads"}};
+    auto run = [](const Run&) {
+        ffn::report::Table t("result");
+        t.add_column("x", ffn::report::ColumnType::integer);
+        t.add_row({std::int64_t{1}});
+        return std::vector<ffn::report::Table>{t};
+    };
+    static const std::vector<ExperimentKind> kinds = {{.name = "reader", .description = "reads files", .schema = schema, .run = run}};
+    Json config = Json::parse(R"({"experiment": "reader", "seeds": [0]})");
+    config["weights"] = folder.string();
+    config["inputs"] = inputs.string();
+    const Plan plan = make_plan(config, "cfg.json", {}, kinds);
+    const std::string dir = fresh_folder("ffnlab_run_cache_inputs_cache").string();
+    CHECK(execute(plan, {.threads = 1, .cache = dir}).manifest["runs_computed"] == 1);
+    CHECK(execute(plan, {.threads = 1, .cache = dir}).manifest["runs_reused"] == 1);  // nothing changed
+    { std::ofstream(inputs) << "inputs v2"; }
+    CHECK(execute(plan, {.threads = 1, .cache = dir}).manifest["runs_computed"] == 1);
+    { std::ofstream(folder / "model.safetensors") << "weights v2"; }
+    CHECK(execute(plan, {.threads = 1, .cache = dir}).manifest["runs_computed"] == 1);
+    CHECK(execute(plan, {.threads = 1, .cache = dir}).manifest["runs_reused"] == 1);
+}
