@@ -34,16 +34,7 @@ const std::vector<std::string> kEdits = {"project_out", "set"};
 // tensor of the same name; empty when neither holds one.
 std::vector<double> vector_of(const runner::Run& run, const std::string& key, std::size_t length) {
     if (!run.numbers(key).empty()) return run.numbers(key);
-    if (run.string("inputs").empty()) return {};
-    const io::SafetensorsHeader header = io::read_safetensors_header(run.string("inputs"));
-    const io::TensorEntry* e = header.find(key);
-    if (!e) return {};
-    if (e->shape != std::vector<std::size_t>{length})
-        throw Error(fmt::format("{}: tensor '{}' has shape [{}], expected [{}]", header.path, key, fmt::join(e->shape, ", "), length));
-    auto values = io::read_tensor(header, *e).as_doubles();
-    for (double x : values)
-        if (!std::isfinite(x)) throw Error(fmt::format("{}: tensor '{}' holds a value that is not finite", header.path, key));
-    return values;
+    return run.string("inputs").empty() ? std::vector<double>{} : file_vector(run.string("inputs"), key, length);
 }
 
 template <class T>

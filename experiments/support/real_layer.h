@@ -103,6 +103,23 @@ inline const io::TensorEntry* readout_entry(const io::SafetensorsHeader& header,
     return q;
 }
 
+// Tensor `name`'s rows of d values; a value the run's dtype cannot hold
+// would turn every contrast and ablation of the run into NaN.
+inline std::vector<std::vector<double>> checked_rows(const io::SafetensorsHeader& header, const std::string& name, std::size_t d,
+                                                     const runner::Run& run) {
+    const io::TensorEntry& e = rows_entry(header, name, d);
+    const auto values = io::read_tensor(header, e).as_doubles();
+    const double largest = run.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+    std::vector<std::vector<double>> rows(e.shape[0], std::vector<double>(d));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!(std::abs(values[i]) <= largest))
+            throw Error(fmt::format("{}: tensor '{}' row {} holds {}, not a finite {} value", header.path, name, i / d, values[i],
+                                    run.string("dtype")));
+        rows[i / d][i % d] = values[i];
+    }
+    return rows;
+}
+
 inline bool holds_pair(const io::SafetensorsHeader& header) {
     if (header.find("inputs")) return false;
     if (header.find("inputs_a") || header.find("inputs_b")) return true;
@@ -125,6 +142,20 @@ inline GivenShape given_shape(const std::string& path, std::size_t d) {
     return shape;
 }
 
+// The inputs file's tensor `name` of `length` finite values (a readout, a
+// direction); empty when the file has no such tensor.
+inline std::vector<double> file_vector(const std::string& path, const std::string& name, std::size_t length) {
+    const io::SafetensorsHeader header = io::read_safetensors_header(path);
+    const io::TensorEntry* e = header.find(name);
+    if (!e) return {};
+    if (e->shape != std::vector<std::size_t>{length})
+        throw Error(fmt::format("{}: tensor '{}' has shape [{}], expected [{}]", path, name, fmt::join(e->shape, ", "), length));
+    std::vector<double> values = io::read_tensor(header, *e).as_doubles();
+    for (double x : values)
+        if (!std::isfinite(x)) throw Error(fmt::format("{}: tensor '{}' holds a value that is not finite", path, name));
+    return values;
+}
+
 // Every row of a run's `inputs` file (both groups, a's first, where it
 // holds two), checked as given_groups checks them.
 template <class T>
@@ -136,21 +167,7 @@ inline GivenGroups given_groups(const runner::Run& run, std::size_t d) {
     const std::string path = run.string("inputs");
     if (path.empty()) return {run.matrix("inputs_a"), run.matrix("inputs_b"), {}};
     const io::SafetensorsHeader header = io::read_safetensors_header(path);
-    // A value the run's dtype cannot hold would turn every contrast and
-    // ablation of the run into NaN.
-    const double largest = run.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
-    const auto rows_of = [&](const std::string& name) {
-        const io::TensorEntry& e = detail::rows_entry(header, name, d);
-        const auto values = io::read_tensor(header, e).as_doubles();
-        std::vector<std::vector<double>> rows(e.shape[0], std::vector<double>(d));
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            if (!(std::abs(values[i]) <= largest))
-                throw Error(fmt::format("{}: tensor '{}' row {} holds {}, not a finite {} value", path, name, i / d, values[i],
-                                        run.string("dtype")));
-            rows[i / d][i % d] = values[i];
-        }
-        return rows;
-    };
+    const auto rows_of = [&](const std::string& name) { return detail::checked_rows(header, name, d, run); };
     GivenGroups g;
     if (detail::holds_pair(header)) {
         g.a = rows_of("inputs_a");
@@ -160,35 +177,20 @@ inline GivenGroups given_groups(const runner::Run& run, std::size_t d) {
         const auto labels = detail::labels_of(header, rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i) (labels[i] == 1 ? g.a : g.b).push_back(std::move(rows[i]));
     }
-    if (const io::TensorEntry* q = detail::readout_entry(header, d)) {
-        g.readout = io::read_tensor(header, *q).as_doubles();
-        for (double x : g.readout)
-            if (!std::isfinite(x)) throw Error(path + ": tensor 'readout' holds a value that is not finite");
-    }
+    g.readout = file_vector(path, "readout", d);
     return g;
 }
 
 template <class T>
 nn::Matrix<T> input_rows(const runner::Run& run, std::size_t d) {
     const io::SafetensorsHeader header = io::read_safetensors_header(run.string("inputs"));
-    // A file of the inputs alone has no group labels to check.
-    const GivenGroups g = !detail::holds_pair(header) && !header.find("group")
-                              ? GivenGroups{}
-                              : given_groups(run, d);
-    std::vector<std::vector<double>> rows = g.a;
-    rows.insert(rows.end(), g.b.begin(), g.b.end());
-    if (rows.empty()) {  // an 'inputs' tensor without labels
-        const io::TensorEntry& e = detail::rows_entry(header, "inputs", d);
-        const auto values = io::read_tensor(header, e).as_doubles();
-        const double largest = run.is_float64() ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
-        nn::Matrix<T> X = nn::Matrix<T>::from_shape({e.shape[0], d});
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            if (!(std::abs(values[i]) <= largest))
-                throw Error(fmt::format("{}: tensor 'inputs' row {} holds {}, not a finite {} value", header.path, i / d, values[i],
-                                        run.string("dtype")));
-            X.data()[i] = static_cast<T>(values[i]);
-        }
-        return X;
+    std::vector<std::vector<double>> rows;
+    if (!detail::holds_pair(header) && !header.find("group")) {
+        rows = detail::checked_rows(header, "inputs", d, run);  // no labels to check
+    } else {
+        GivenGroups g = given_groups(run, d);
+        rows = std::move(g.a);
+        rows.insert(rows.end(), g.b.begin(), g.b.end());
     }
     nn::Matrix<T> X = nn::Matrix<T>::from_shape({rows.size(), d});
     for (std::size_t r = 0; r < rows.size(); ++r)

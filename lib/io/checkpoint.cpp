@@ -58,6 +58,8 @@ Checkpoint Checkpoint::open(const std::string& path) {
             throw Error(path + ": a folder without " + kSingle + " or " + kIndex + " (expected a Hugging Face checkpoint folder)");
         }
     } else {
+        if (!fs::is_regular_file(status))
+            throw Error(path + ": not a regular file (a pipe or a device?), expected a safetensors file or a checkpoint folder");
         c.folder_ = fs::path(path).parent_path().string();
         if (c.folder_.empty()) c.folder_ = ".";
         for (const auto& e : c.header_of(path).tensors) c.shard_of_[e.name] = path;
