@@ -1,7 +1,8 @@
 #!/bin/sh
 # Set-up, build and the two jobs of the README's Quick start.
 #   ./build.sh run    install missing Debian packages, build Release, run the main job
-#   ./build.sh test   the same set-up, then every test through ctest (GCC Release,
+#   ./build.sh test   the same set-up, then every test through ctest (GCC Release;
+#                     its Debian package installed and run outside the checkout;
 #                     then clang with AddressSanitizer + UndefinedBehaviorSanitizer),
 #                     each fuzz harness for 15 s, and `ffn-lab check` once per
 #                     kernel family the CPU has
@@ -11,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="cmake g++ make git pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
+PACKAGES="cmake g++ make git pkg-config dpkg-dev file libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
 libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev libssl-dev libcpp-httplib-dev gnuplot-nox clang libclang-rt-dev"
 # For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh), and
 # a browser with its driver for the serve page (tests/serve/browser_test.py;
@@ -176,6 +177,7 @@ case "${1:-}" in
         export FFNLAB_SPEEDS="$PWD/build/test_speeds.json"
         build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=ON
         ctest --test-dir build --output-on-failure -j "$JOBS"
+        sh tests/cli/package.sh build
         build_sanitize
         # Without the "long" end-to-end runs (the label of CLI tests, "[long]"
         # in a unit test's name): they ran in Release above, and the checks

@@ -1,5 +1,6 @@
 #include "cmd_list.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "common.h"
 #include "core/error.h"
 #include "experiments/registry.h"
+#include "io/bundle.h"
 #include "runner/check.h"
 #include "report/table_io.h"
 #include "report/terminal.h"
@@ -71,21 +73,24 @@ int run_list(const ListOptions& o) {
     const std::size_t width = ::isatty(STDOUT_FILENO) ? terminal_width() : std::string::npos;
     std::cout << "Experiment kinds:\n";
     for (const auto& k : experiments::all_kinds()) std::cout << report::wrapped(fmt::format("  {:<20} ", k.name), k.description, width, 23);
+    // Where each config comes from: the checkout's configs/ (which wins
+    // wherever the user stands in one), else the copies built into the binary.
     const std::string root = find_root(o.root);
-    if (root.empty()) {
-        std::cout << "\n(not inside an ffn-lab checkout: no bundled configs to list; --root names one)\n";
-        return 0;
-    }
-    std::cout << "\nBundled configs:\n";
-    for (const auto& path : runner::bundled_configs(root)) {
+    const std::string folder = root.empty() ? "" : (std::filesystem::path(root) / "configs").lexically_normal().string();
+    if (root.empty()) std::cout << "\nBundled configs (built into this binary; inside an ffn-lab checkout, its configs/ are listed):\n";
+    else std::cout << "\nBundled configs (from " << folder << "/):\n";
+    if (!root.empty()) (void)runner::bundled_configs(root);  // a --root without configs/ is refused by name
+    for (const auto& name : runner::bundled_config_names(folder)) {
+        std::vector<std::string> tried;
+        const std::string path = runner::find_bundled_config(folder, name, tried).value_or(name);
         std::string what;
         try {
-            const auto j = runner::load_config(path);
+            const auto j = runner::load_config(path, folder);
             what = fmt::format("[{}] {}", j.value("experiment", "?"), j.value("description", ""));
         } catch (const Error& e) {
             what = std::string("(unreadable: ") + e.what() + ")";
         }
-        std::cout << report::wrapped(fmt::format("  {:<28} ", path), what, width, 31);
+        std::cout << report::wrapped(fmt::format("  {:<28} ", root.empty() ? name : io::bundle::shown(path)), what, width, 31);
     }
     return 0;
 }

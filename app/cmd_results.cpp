@@ -15,7 +15,7 @@ CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
     cmd->add_option("folders", o.roots, "Result folders, or folders to search for them (default: results)");
     cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
         ->check(CLI::IsMember({"md", "csv", "json"}));
-    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns folder,pass,miss")->delimiter(',');
+    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns folder,pass,config/lr (a config key as config/KEY)")->delimiter(',');
     cmd->add_flag("--wide", o.display.wide, "On a terminal: every column, however long the lines");
     cmd->add_flag("--tty", o.display.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
     return cmd;
@@ -27,7 +27,7 @@ int run_results(const ResultsOptions& o) {
     if (o.roots.empty() && !std::filesystem::is_directory("results"))
         throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
                     "`ffn-lab results DIR` searches DIR)");
-    const report::Table folders = runner::result_folders(roots, &experiments::all_kinds());
+    const report::Table folders = runner::result_folders(roots, &experiments::all_kinds(), o.display.columns);
     if (folders.row_count() == 0) {
         std::string where;
         for (const auto& r : roots) where += (where.empty() ? "" : ", ") + r;

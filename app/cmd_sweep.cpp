@@ -93,8 +93,9 @@ int run_sweep(const SweepOptions& o) {
     std::vector<runner::Override> overrides;
     for (const auto& s : o.overrides) overrides.push_back(runner::parse_override(s));
     if (o.log_every > 0) overrides.push_back(runner::parse_override("log_every=" + std::to_string(o.log_every)));
-    const std::string config = resolve_config(o.config);  // a bundled config may be named: sweep width_quick
-    const auto plan = runner::make_plan(runner::load_config(config, bundled_configs()), config, overrides, experiments::all_kinds());
+    const std::string config_path = resolve_config(o.config);  // a bundled config may be named: sweep width_quick
+    const auto plan = runner::make_plan(runner::load_config(config_path, bundled_configs()), config_path, overrides, experiments::all_kinds());
+    const std::string& config = plan.source;  // as messages name it
     if (o.print_config) {
         std::cout << plan.config.dump(2) << "\n";
         return 0;
@@ -105,7 +106,7 @@ int run_sweep(const SweepOptions& o) {
         for (const auto& k : plan.swept_keys) swept += (swept.empty() ? "" : ", ") + k;
         std::cout << fmt::format("{}: experiment '{}', {} ({}{}{})\n", config, plan.kind->name, report::counted(plan.runs.size(), "run"),
                                  report::counted(plan.seeds.size(), "seed"), swept.empty() ? "" : "; swept: ", swept);
-        std::cout << runner::estimate_time(plan, o.threads, cached_runs(plan, o)) << "\n";
+        std::cout << runner::estimate_time(plan, o.threads, cached_runs(plan, o), /*keep_probed=*/false) << "\n";
         return 0;
     }
     check_display(o.display);
@@ -125,7 +126,7 @@ int run_sweep(const SweepOptions& o) {
     if (!o.plot_dir.empty() && plan.kind->plot) experiments::plot::require_gnuplot();
     // --out with no folder: Hydra's results/<config>/<UTC time>/.
     const bool default_out = o.out_option && o.out_option->count() > 0 && o.out_dir.empty();
-    const std::string out = default_out ? runner::default_output_folder(config) : o.out_dir;
+    const std::string out = default_out ? runner::default_output_folder(config_path) : o.out_dir;
     if (!out.empty() || !o.cache_dir.empty())
         say_on_interrupt(fmt::format("{}: interrupted; the runs that finished are kept in {}, and the same command computes only "
                                      "the rest",

@@ -36,13 +36,9 @@ std::string find_root(const std::string& given) {
     std::error_code ec;
     const fs::path cwd = fs::current_path(ec);
     if (ec) return "";
-    if (const auto dir = checkout_above(cwd)) return *dir == cwd ? "." : fs::relative(*dir, cwd, ec).string();
-    // From any other folder, the checkout this binary was built in
-    // (build/ffn-lab sits inside it): bundled configs travel with it.
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return "";
-    const auto dir = checkout_above(exe.parent_path());
-    return dir ? dir->string() : "";
+    const auto dir = checkout_above(cwd);
+    if (!dir) return "";
+    return *dir == cwd ? "." : fs::relative(*dir, cwd, ec).string();
 }
 
 std::string bundled_configs() {
@@ -65,10 +61,9 @@ std::string resolve_config(const std::string& given) {
     const fs::path parent = fs::path(given).parent_path();
     if (fs::path(given).is_absolute() || (!parent.empty() && fs::is_directory(parent, ec))) return given;
     const std::string name = fs::path(given).replace_extension().generic_string();
-    const auto guess = bundled.empty() ? std::nullopt : runner::did_you_mean(name, runner::bundled_config_names(bundled));
-    throw Error(fmt::format("{}: no such config (tried {}{}{}; `ffn-lab list` shows the bundled ones)", given, fmt::join(tried, ", "),
-                            guess ? "; did you mean '" + *guess + "'?" : "",
-                            bundled.empty() ? "; outside an ffn-lab checkout, give the config's path" : ""));
+    const auto guess = runner::did_you_mean(name, runner::bundled_config_names(bundled));
+    throw Error(fmt::format("{}: no such config (tried {}{}; `ffn-lab list` shows the bundled ones)", given, fmt::join(tried, ", "),
+                            guess ? "; did you mean '" + *guess + "'?" : ""));
 }
 
 std::size_t terminal_width() {

@@ -9,15 +9,18 @@ namespace ffn::app {
 
 // --root when given; else the nearest of the working folder and its parents
 // that holds configs/ and experiments/ (an ffn-lab checkout); else empty.
-// Never the source folder the binary was built from: a command run outside
-// a checkout must not read or write another one.
+// Never the folder the binary sits in or was built from: a command run
+// outside a checkout must not read or write another one. (The bundled
+// configs travel inside the binary: io/bundle.h.)
 std::string find_root(const std::string& given);
 
 // The config file `given` names: itself when it is a file; else, for a
-// plain name ("width_quick" or "width_quick.json"), that config of the
-// checkout find_root finds. Throws ffn::Error naming the paths tried.
+// plain name ("width_quick", "smoke/width_small.json"), that config of the
+// checkout find_root finds, or outside one the binary's built-in copy.
+// Throws ffn::Error naming the paths tried.
 std::string resolve_config(const std::string& given);
-// The checkout's configs/ folder, or "" outside a checkout.
+// The checkout's configs/ folder, or "" outside a checkout: the runner then
+// reads the configs built into the binary (runner::find_bundled_config).
 std::string bundled_configs();
 
 // Characters per line of the terminal on stdout: $COLUMNS when it is a

@@ -26,7 +26,7 @@
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
-#include "gemm/gemm.h"
+#include "core/isa.h"
 #include "runner/schema.h"
 
 namespace {
@@ -83,6 +83,16 @@ int finish_stdout(int code, bool stdout_closed) {
     return fail("stdout: the output could not be written (" + why + ")");
 }
 
+// What a bug report needs: the version, the commit, the build type, the
+// kernel families this CPU runs and the one in use (FFNLAB_ISA caps it).
+std::string version_text() {
+    std::string families;
+    for (const ffn::Isa isa : ffn::supported_isas()) families += std::string(families.empty() ? "" : ", ") + ffn::isa_name(isa);
+    return std::string("ffn-lab ") + ffn::build::version + (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : "") +
+           "\nbuild type: " + ffn::build::build_type + "\nkernel families this CPU runs: " + families +
+           "; in use: " + ffn::isa_name(ffn::active_isa());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,8 +102,7 @@ int main(int argc, char** argv) {
     // to report, not a signal that ends ffn-lab without a word.
     std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"ffn-lab: experiments on the transformer feed-forward (MLP) layer"};
-    app.set_version_flag("--version", std::string("ffn-lab ") + ffn::build::version +
-                                          (*ffn::build::git_commit ? std::string(" (") + ffn::build::git_commit + ")" : ""));
+    app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
 
     SweepOptions sweep;

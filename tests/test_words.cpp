@@ -4,6 +4,7 @@
 // kinds' sources, whose descriptions and table texts print too.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -54,4 +55,35 @@ TEST_CASE("no test case's name holds a semicolon, which would make ctest run not
             CHECK_MESSAGE(line.substr(at, end - at).find(';') == std::string::npos, entry.path().string() << ":" << n);
         }
     }
+}
+
+// README's "Building by hand" lists the packages build.sh installs: a
+// by-hand build that stops at cmake for want of one (pkg-config, libssl-dev)
+// is a missing line in one of the two.
+TEST_CASE("README's package list for a build by hand is build.sh's list") {
+    const auto words_of = [](const std::string& text) {
+        std::vector<std::string> words;
+        std::istringstream in(text);
+        for (std::string w; in >> w;)
+            if (w != "\\") words.push_back(w);
+        std::sort(words.begin(), words.end());
+        return words;
+    };
+    std::ifstream script(ffn::test::source_path("build.sh"));
+    std::stringstream s;
+    s << script.rdbuf();
+    const std::string build_sh = s.str();
+    const auto begin = build_sh.find("PACKAGES=\"");
+    REQUIRE(begin != std::string::npos);
+    const auto end = build_sh.find('"', begin + 10);
+    const auto packages = words_of(build_sh.substr(begin + 10, end - begin - 10));
+    std::ifstream readme(ffn::test::source_path("README.md"));
+    std::stringstream r;
+    r << readme.rdbuf();
+    const std::string text = r.str();
+    const auto install = text.find("sudo apt-get install ", text.find("## Building by hand"));
+    REQUIRE(install != std::string::npos);
+    const auto stop = text.find("\n\n", install);
+    CHECK(words_of(text.substr(install + 21, stop - install - 21)) == packages);
+    CHECK(packages.size() > 10);
 }

@@ -1,4 +1,5 @@
 #include "io/atomic_file.h"
+#include "io/bundle.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -110,7 +111,8 @@ std::uint64_t hash_file(const std::string& path) {
 
 namespace fs = std::filesystem;
 
-std::uint64_t fingerprint(const std::string& path) {
+std::uint64_t fingerprint(const std::string& given) {
+    const std::string path = bundle::locate(given);
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (fs::is_directory(status)) {

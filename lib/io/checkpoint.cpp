@@ -1,4 +1,5 @@
 #include "io/checkpoint.h"
+#include "io/bundle.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -33,7 +34,8 @@ std::string shard_path(const std::string& folder, const std::string& index, cons
 
 }  // namespace
 
-Checkpoint Checkpoint::open(const std::string& path) {
+Checkpoint Checkpoint::open(const std::string& given) {
+    const std::string path = bundle::locate(given);
     Checkpoint c;
     c.path_ = path;
     std::error_code ec;

@@ -1,4 +1,5 @@
 #include "io/safetensors.h"
+#include "io/bundle.h"
 
 #include "io/json.h"
 
@@ -154,7 +155,8 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
     write_file_atomically(path, out);
 }
 
-SafetensorsHeader read_safetensors_header(const std::string& path) {
+SafetensorsHeader read_safetensors_header(const std::string& given) {
+    const std::string path = bundle::locate(given);
     auto fail = [&](const std::string& what) -> Error { return Error(path + ": not a valid safetensors file: " + what); };
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);

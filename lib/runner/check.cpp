@@ -8,6 +8,8 @@
 #include "report/diff.h"
 #include "report/table_io.h"
 #include "runner/execute.h"
+#include "runner/history.h"
+#include "report/table.h"
 
 namespace ffn::runner {
 
@@ -48,6 +50,24 @@ std::string expected_path(const std::string& root, const std::string& kind, cons
     return (fs::path(root) / "experiments" / kind / "expected" / name).lexically_normal().string();
 }
 
+namespace {
+// "lr 0.001 -> 0.01, steps 5000 -> 300": each key of the config an
+// expected table records that the config now sets otherwise; empty when
+// the table records none (written before tables kept their config).
+std::string config_changes(const Json& now, const std::string& expected) {
+    const Json doc = load_json_file(expected);
+    if (!doc.is_object() || !doc.contains("manifest") || !doc["manifest"].is_object() || !doc["manifest"].contains("config")) return "";
+    const report::Table changes = manifest_differences(Json{{"config", doc["manifest"]["config"]}}, Json{{"config", now}});
+    std::string out;
+    for (const auto& row : changes.rows()) {
+        const std::string key = std::get<std::string>(row[0]);
+        out += (out.empty() ? "" : ", ") + key.substr(key.find('/') + 1) + " " + std::get<std::string>(row[1]) + " -> " +
+               std::get<std::string>(row[2]);
+    }
+    return out;
+}
+}  // namespace
+
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
                           const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled) {
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
@@ -69,7 +89,9 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             fs::create_directories(fs::path(expected).parent_path());
             // No record of the kernel family: every family computes the same
             // bits (gemm.h), so the table is the table of every CPU.
-            const auto doc = report::results_document(plan.kind->name, result.tables, nullptr);
+            // The config it was made from (resolved, as a manifest records
+            // it), so that a later check can say what changed since.
+            const auto doc = report::results_document(plan.kind->name, result.tables, Json{{"config", plan.config}});
             io::write_file_atomically(expected, doc.dump(2) + "\n");
             outcome.status = CheckStatus::updated;
             outcome.details.push_back("wrote " + expected);
@@ -78,9 +100,20 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
         if (!fs::exists(expected))
             throw Error(expected + ": no expected table (run `ffn-lab check " + (root == "." ? "" : "--root " + root + " ") +
                         "--update " + config_path + "` to create it)");
-        const auto differences = report::diff_tables(result.tables, report::read_tables(expected), plan.check_tolerance);
+        const auto expected_tables = report::read_tables(expected);
+        auto differences = report::diff_tables(result.tables, expected_tables, plan.check_tolerance);
         outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
-        for (const auto& d : differences) outcome.details.push_back(report::describe(d) + " (A = this run, B = expected)");
+        if (differences.empty()) return outcome;
+        // A run id is the hash of the run's settings: when the config
+        // changed they all differ, which says no more than the config does.
+        const auto is_run_id = [](const report::Difference& d) { return d.is_cell() && d.column == "run_id"; };
+        const auto run_ids = static_cast<std::size_t>(std::count_if(differences.begin(), differences.end(), is_run_id));
+        differences.erase(std::remove_if(differences.begin(), differences.end(), is_run_id), differences.end());
+        outcome.details.push_back(report::difference_summary(differences, expected_tables.size()) + " (A = this run, B = expected)");
+        if (const auto changed = config_changes(plan.config, expected); !changed.empty())
+            outcome.details.push_back("the config changed since the expected table was written: " + changed);
+        if (run_ids) outcome.details.push_back((run_ids == 1 ? std::string("1 run id differs") : std::to_string(run_ids) + " run ids differ") + " (the runs' settings are not the same)");
+        for (const auto& d : differences) outcome.details.push_back(report::describe(d));
     } catch (const Error& e) {
         outcome.status = CheckStatus::error;
         outcome.details.push_back(e.what());

@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "core/memory.h"
 #include "io/atomic_file.h"
+#include "io/bundle.h"
 #include "io/json.h"
 #include "report/table_io.h"
 #include "runner/experiment.h"
@@ -246,6 +247,8 @@ std::optional<Json> multirun_values(const Override& o, const KeySpec& spec) {
 }  // namespace
 
 Override parse_override(const std::string& text) {
+    // Hydra's ~key: the key back to its default, as null does.
+    if (text.size() > 1 && text[0] == '~' && text.find('=') == std::string::npos) return {text.substr(1), nullptr, text};
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
         throw Error("--set '" + text + "': expected key.path=value");
@@ -360,6 +363,42 @@ Json load_json_file(const std::string& path) { return io::parse_json(io::read_fi
 namespace {
 constexpr int kMaxBaseChain = 16;
 
+// The dotted paths a config sets outside its structural blocks:
+// {"lr": 1, "model": {"width": 4}} sets "lr" and "model.width".
+void plain_paths(const Json& object, const std::string& prefix, std::vector<std::string>& out) {
+    for (const auto& item : object.items()) {
+        if (prefix.empty() && std::find(kStructuralKeys.begin(), kStructuralKeys.end(), item.key()) != kStructuralKeys.end()) continue;
+        const std::string path = prefix + item.key();
+        if (item.value().is_object() && !item.value().empty()) plain_paths(item.value(), path + ".", out);
+        else out.push_back(path);
+    }
+}
+
+// A key a derived config sets (or nulls, back to its default) leaves the
+// axis its base sweeps it on, as --set does: the file and the command line
+// mean the same by the same key. An axis the derived config writes itself
+// stays.
+void drop_axes_set_plainly(const Json& derived, Json& merged) {
+    if (!derived.is_object()) return;
+    std::vector<std::string> set;
+    plain_paths(derived, "", set);
+    const auto covers = [](const std::string& a, const std::string& b) {  // the same key, or one below the other
+        return a == b || (b.size() > a.size() && b.starts_with(a) && b[a.size()] == '.') ||
+               (a.size() > b.size() && a.starts_with(b) && a[b.size()] == '.');
+    };
+    for (const char* block : {"sweep", "zip"}) {
+        if (!merged.contains(block) || !merged[block].is_object()) continue;
+        const Json own = derived.contains(block) && derived[block].is_object() ? derived[block] : Json::object();
+        std::vector<std::string> dropped;
+        for (const auto& axis : merged[block].items())
+            if (!own.contains(axis.key()) &&
+                std::any_of(set.begin(), set.end(), [&](const std::string& p) { return covers(p, axis.key()); }))
+                dropped.push_back(axis.key());
+        for (const auto& key : dropped) merged[block].erase(key);
+        if (merged[block].empty()) merged.erase(block);
+    }
+}
+
 Json load_config_chain(const std::string& path, std::vector<std::string>& chain, const std::string& bundled) {
     const std::string here = std::filesystem::weakly_canonical(path).string();
     if (std::find(chain.begin(), chain.end(), here) != chain.end())
@@ -388,24 +427,39 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
     if (base_path.empty()) {
         std::string list;
         for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-        throw Error(path + ": key 'base': no config '" + base + "' (tried " + list +
-                    (bundled.empty() ? "; outside an ffn-lab checkout only the file's own folder is searched)" : ")"));
+        throw Error(path + ": key 'base': no config '" + base + "' (tried " + list + ")");
     }
     Json merged = load_config_chain(base_path, chain, bundled);
     if (!merged.is_object()) throw Error(base_path + ": expected a JSON object at the top level");
     config.erase("base");
     merged.merge_patch(config);
+    drop_axes_set_plainly(config, merged);
     return merged;
 }
 }  // namespace
 
-std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried) {
+namespace {
+// A config name as a relative path under configs/, with ".json" or not:
+// each file name to look for, or none for a name that is absolute or
+// climbs out with "..".
+std::vector<std::string> config_file_names(const std::string& name) {
     const std::filesystem::path relative(name);
-    if (bundled.empty() || name.empty() || relative.is_absolute()) return std::nullopt;
+    if (name.empty() || relative.is_absolute()) return {};
     for (const auto& part : relative)
-        if (part == "..") return std::nullopt;
-    for (const std::string& candidate_name : name.ends_with(".json") ? std::vector<std::string>{name} : std::vector<std::string>{name, name + ".json"}) {
-        const std::string candidate = (std::filesystem::path(bundled) / candidate_name).lexically_normal().string();
+        if (part == "..") return {};
+    return name.ends_with(".json") ? std::vector<std::string>{name} : std::vector<std::string>{name, name + ".json"};
+}
+}  // namespace
+
+std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried) {
+    for (const std::string& file_name : config_file_names(name)) {
+        if (bundled.empty()) {
+            const std::string carried = "configs/" + std::filesystem::path(file_name).lexically_normal().generic_string();
+            tried.push_back("the built-in " + carried);
+            if (io::bundle::find(carried)) return (std::filesystem::path(io::bundle::folder()) / carried).string();
+            continue;
+        }
+        const std::string candidate = (std::filesystem::path(bundled) / file_name).lexically_normal().string();
         tried.push_back(candidate);
         std::error_code ec;
         if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
@@ -415,8 +469,17 @@ std::optional<std::string> find_bundled_config(const std::string& bundled, const
 
 std::vector<std::string> bundled_config_names(const std::string& bundled) {
     std::vector<std::string> names;
+    if (bundled.empty()) {
+        for (std::size_t i = 0; i < io::bundle::kFileCount; ++i) {
+            const std::filesystem::path file(io::bundle::kFiles[i].path);
+            if (*file.begin() == "configs" && file.extension() == ".json")
+                names.push_back(file.lexically_relative("configs").replace_extension().generic_string());
+        }
+        std::sort(names.begin(), names.end());
+        return names;
+    }
     std::error_code ec;
-    if (bundled.empty() || !std::filesystem::is_directory(bundled, ec)) return names;
+    if (!std::filesystem::is_directory(bundled, ec)) return names;
     for (auto it = std::filesystem::recursive_directory_iterator(bundled, ec); !ec && it != std::filesystem::recursive_directory_iterator();
          it.increment(ec))
         if (it->is_regular_file(ec) && it->path().extension() == ".json")
@@ -484,6 +547,23 @@ void apply_overrides(const std::vector<Override>& overrides, const Schema& schem
             throw Error(where + ": '" + o.path + "' cannot be overridden");
         if (o.path == "sweep" || o.path == "zip")
             throw Error(where + ": set one axis at a time, --set " + o.path + ".KEY=[values]");
+        if (o.value.is_null()) {  // ~key or key=null: the default, off any axis
+            if (!schema.find(o.path) && !schema.is_prefix(o.path)) unknown_key("--set", o.path, schema, kind_name);
+            const auto below = [&](const std::string& key) {
+                return key == o.path || (key.size() > o.path.size() && key.starts_with(o.path) && key[o.path.size()] == '.');
+            };
+            for (Json* object : {&flat, root.contains("sweep") && root["sweep"].is_object() ? &root["sweep"] : nullptr,
+                                 root.contains("zip") && root["zip"].is_object() ? &root["zip"] : nullptr}) {
+                if (!object) continue;
+                std::vector<std::string> keys;
+                for (const auto& item : object->items())
+                    if (below(item.key())) keys.push_back(item.key());
+                for (const auto& key : keys) object->erase(key);
+            }
+            for (const char* block : {"sweep", "zip"})
+                if (root.contains(block) && root[block].is_object() && root[block].empty()) root.erase(block);
+            continue;
+        }
         const KeySpec* spec = schema.find(o.path);
         if (!spec) unknown_key("--set", o.path, schema, kind_name);
         if (const auto values = multirun_values(o, *spec)) {  // --set lr=1e-3,1e-2 is --set sweep.lr=[1e-3,1e-2]
@@ -684,8 +764,9 @@ void read_judging_blocks(Plan& plan, const Json& root, const Schema& schema) {
 
 }  // namespace
 
-Plan make_plan(const Json& root_in, const std::string& source, const std::vector<Override>& given_overrides,
+Plan make_plan(const Json& root_in, const std::string& source_path, const std::vector<Override>& given_overrides,
                const std::vector<ExperimentKind>& kinds) {
+    const std::string source = io::bundle::shown(source_path);
     if (!root_in.is_object()) throw Error(source + ": expected a JSON object at the top level");
     Json root = root_in;
     Plan plan;

@@ -1,5 +1,7 @@
 #include "runner/estimate.h"
 
+#include "io/bundle.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +18,7 @@
 #include "core/thread_pool.h"
 #include "ffnlab/build_info.h"
 #include "io/atomic_file.h"
+#include "io/bundle.h"
 #include "report/text.h"
 #include "runner/execute.h"
 
@@ -52,8 +55,10 @@ double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
     return total;
 }
 
-// The kind, its speed classes in this plan, the kernel family, the threads,
-// the version and the build type.
+// The kind, its speed classes in this plan, the config's name (two configs
+// of one kind can differ tenfold in speed a unit of cost: activations.json's
+// thousands of small nets against width.json's), the kernel family, the
+// threads, the version and the build type.
 std::string speed_key(const Plan& plan, std::size_t threads) {
     std::set<std::string> classes;
     if (plan.kind->speed_class)
@@ -65,7 +70,8 @@ std::string speed_key(const Plan& plan, std::size_t threads) {
         kind += " (" + (joined.size() <= kMost ? joined : fmt::format("{} classes {:016x}", classes.size(), fnv1a64(joined))) + ")";
     }
     // The build type too: a sanitized build runs several times slower.
-    return fmt::format("{} {} threads={} ffn-lab={} {}", kind, isa_name(active_isa()), threads, build::version, build::build_type);
+    return fmt::format("{} config={} {} threads={} ffn-lab={} {}", kind, io::bundle::config_name(plan.source), isa_name(active_isa()),
+                       threads, build::version, build::build_type);
 }
 
 Json read_speeds() {
@@ -175,7 +181,7 @@ std::string speeds_file() {
     return (fs::path(home && *home ? home : "/tmp") / ".cache" / "ffn-lab" / "speeds.json").string();
 }
 
-std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached) {
+std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached, bool keep_probed) {
     threads = threads ? threads : ThreadPool::hardware_threads();
     const std::size_t cached_runs = static_cast<std::size_t>(std::count(cached.begin(), cached.end(), true));
     const std::size_t to_run = plan.runs.size() - cached_runs;
@@ -199,17 +205,19 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
         from = speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "";
     } else {
         if (plan.kind->schema.find("steps") != nullptr && steps_swept(plan))
-            return fmt::format("estimated time: not known yet (no sweep of '{}' has run here on {}; 'steps' is swept, which the "
+            return fmt::format("estimated time: not known yet (no sweep of {} has run here on {}; 'steps' is swept, which the "
                                "probes cannot scale); the first one that runs for a second teaches the estimate",
-                               plan.kind->name, report::counted(threads, "thread"));
+                               plan.source, report::counted(threads, "thread"));
         seconds_per_cost = probe_speed(plan, threads);
         from = fmt::format("probes of {} on this machine", plan.source);
-        store_speed(key, seconds_per_cost, from);
+        if (keep_probed) store_speed(key, seconds_per_cost, from);
+        else from += ", just now";
     }
-    return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}{}, at the speed of {}; "
-                       "kept in {})",
+    return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}{}, at the speed of {}; {} {})",
                        seconds_per_cost * cost, report::counted(threads, "thread"), cost, report::counted(to_run, "run"),
-                       cached_runs ? fmt::format(" not in the cache, which holds {} more", cached_runs) : "", from, speeds_file());
+                       cached_runs ? fmt::format(" not in the cache, which holds {} more", cached_runs) : "", from,
+                       stored() || keep_probed ? "kept in" : "not kept, as a dry run writes nothing; a sweep that runs for a second keeps its speed in",
+                       speeds_file());
 }
 
 void record_speed(const Plan& plan, const Json& manifest) {

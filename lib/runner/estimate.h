@@ -4,7 +4,7 @@
 // samples x units and the like; 1 a run for a kind without one), times
 // this machine's seconds per unit of cost for that kind.
 //
-// That speed is kept per kind, kernel family, thread count and ffn-lab
+// That speed is kept per kind, config name, kernel family, thread count and ffn-lab
 // version in the user's cache ($XDG_CACHE_HOME/ffn-lab/speeds.json, or
 // ~/.cache/...; FFNLAB_SPEEDS names another file). Every sweep that
 // computes its runs (none reused) for at least a second stores what it
@@ -25,7 +25,9 @@ namespace ffn::runner {
 // One line: "estimated time: about 3.1 s (...)", saying where the speed
 // came from, or why there is no estimate. `cached` (empty, or a flag per
 // run): runs a cache already holds, which cost nothing and are left out.
-std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached = {});
+// A speed measured by probes is kept in the store when `keep_probed`
+// (ffn-lab bench estimate); a dry run writes nothing, and probes again.
+std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached = {}, bool keep_probed = true);
 
 // Stores the speed a finished sweep measured, from its manifest (wall
 // seconds, threads, runs computed). Sweeps shorter than a second, or that

@@ -110,7 +110,8 @@ void add_folder(const std::string& folder, std::vector<std::pair<std::string, Re
 
 }  // namespace
 
-report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds) {
+report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds,
+                             const std::vector<std::string>& also) {
     std::vector<std::pair<std::string, ResultFolder>> found;
     for (const std::string& root : roots) {
         std::error_code ec;
@@ -148,7 +149,26 @@ report::Table result_folders(const std::vector<std::string>& roots, const std::v
         .add_column("miss", ColumnType::integer)
         .add_column("not_applicable", ColumnType::integer);
     if (kinds) t.add_column("headline", ColumnType::text);
+    // What varied, as `dvc exp show` lays it out: a column per config key
+    // (config/lr, config/sweep/model.width) whose value differs between the
+    // folders listed, and any that `also` asks for.
+    std::vector<std::map<std::string, Json>> configs(found.size());
+    std::set<std::string> config_keys;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        const Json& m = found[i].second.manifest;
+        if (m.contains("config")) flatten_objects(m["config"], "config", configs[i]);
+        for (const auto& [key, value] : configs[i]) config_keys.insert(key);
+    }
+    std::vector<std::string> varied;
+    for (const auto& key : config_keys) {
+        const bool asked = std::find(also.begin(), also.end(), key) != also.end();
+        const auto value_in = [&](const std::map<std::string, Json>& c) { return c.contains(key) ? c.at(key) : Json("(none)"); };
+        const bool differs = std::any_of(configs.begin(), configs.end(), [&](const auto& c) { return value_in(c) != value_in(configs.front()); });
+        if (asked || differs) varied.push_back(key);
+    }
+    for (const auto& key : varied) t.add_column(key, ColumnType::text);
     t.add_key("folder");
+    std::size_t row_index = 0;
     for (const auto& [started, r] : found) {
         const Json& m = r.manifest;
         std::string overrides;
@@ -167,6 +187,9 @@ report::Table result_folders(const std::vector<std::string>& roots, const std::v
             integer_or_null(m, "runs"), integer_or_null(m, "runs_computed"), integer_or_null(verdicts, "pass"),
             integer_or_null(verdicts, "miss"), integer_or_null(verdicts, "n/a")};
         if (kinds) row.push_back(headline_of(r, *kinds));
+        const auto& config = configs[row_index];
+        for (const auto& key : varied) row.push_back(config.contains(key) ? report::Cell(compact(config.at(key))) : report::Cell{});
+        ++row_index;
         t.add_row(std::move(row));
     }
     // What tells folders apart first: the overrides and the verdicts.
@@ -174,6 +197,7 @@ report::Table result_folders(const std::vector<std::string>& roots, const std::v
                                                                 {"not_applicable", "n/a"}, {"runs", ""}, {"wall_seconds", "wall s"},
                                                                 {"started_utc", "started"}, {"config", ""}, {"commit", ""}};
     if (kinds) summary.insert(summary.begin() + 5, {"headline", ""});
+    for (std::size_t i = 0; i < varied.size(); ++i) summary.insert(summary.begin() + 2 + static_cast<std::ptrdiff_t>(i), {varied[i], ""});
     t.set_summary(summary);
     return t;
 }

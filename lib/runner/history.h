@@ -21,8 +21,12 @@ namespace ffn::runner {
 // first of the kind's headline tables the folder holds (else its first
 // table of a few rows), and in it the first real (else integer) column
 // that does not name rows, down the rows ("width.rmse_median: 0.6221,
-// 0.2251, ...").
-report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds = nullptr);
+// 0.2251, ..."). Then a column per key of the config as run (config/lr,
+// config/sweep/model.width) whose value differs between the folders, as
+// `dvc exp show` shows what varied, and each key named in `also` (from
+// --columns) whether it varied or not.
+report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds = nullptr,
+                             const std::vector<std::string>& also = {});
 
 // How two result folders' manifests differ in what ran and how (`diff A B`
 // of two folders): a row per key whose values differ, among the

@@ -28,4 +28,17 @@ sed 's/"value": "(-2, 3)"/"value": "(-2, 4)"/' study/expected/mine.json > study/
 out=$("$ffnlab" check --root study); code=$?
 [ "$code" = 1 ] || { echo "an edited expected cell: exit $code, not 1"; exit 1; }
 case "$out" in *"column 'value': A=(-2, 3) B=(-2, 4)"*) ;; *) echo "an edited expected cell is not named: $out"; exit 1 ;; esac
-echo "study.sh: missing, created, passing and differing expected tables in a study folder"
+# The config changed since its table was written: check leads with a
+# summary, then the keys that changed; run ids are not listed as cells.
+grep -q '"config": {' study/expected/mine.json || { echo "the expected table records no config"; exit 1; }
+"$ffnlab" check --root study --update > /dev/null || { echo "check --update failed"; exit 1; }
+printf '{"base": "abs", "description": "a regression test of my own", "x": [-2, 4]}\n' > study/configs/mine.json
+out=$("$ffnlab" check --root study); code=$?
+[ "$code" = 1 ] || { echo "a changed config: exit $code, not 1"; exit 1; }
+first=$(echo "$out" | sed -n 2p)
+case "$first" in *" cells differ in "*" rows of "*" tables ("*" tables compared)"*) ;; *) echo "check does not lead with a summary: $out"; exit 1 ;; esac
+case "$out" in *"the config changed since the expected table was written: x (none) -> [-2,4]"*) ;;
+    *) echo "check does not name the changed key: $out"; exit 1 ;; esac
+case "$out" in *"column 'run_id'"*) echo "check lists run ids as cells: $out"; exit 1 ;; esac
+
+echo "study.sh: missing, created, passing and differing expected tables in a study folder; a changed config named"
