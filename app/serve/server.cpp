@@ -1,5 +1,6 @@
 #include "serve/server.h"
 
+#include <cstdlib>
 #include <httplib.h>
 
 #include <fmt/format.h>
@@ -221,7 +222,20 @@ void Server::routes() {
     s.Get(R"(/api/sessions/([0-9a-f]+)/config)", [this](const httplib::Request& req, httplib::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
-        res.set_content(session->config().dump(2) + "\n", "application/json");
+        // ?at=STEP: the config of the state on screen, which a sweep with
+        // that many steps reproduces bit for bit (the learning rate is
+        // constant, so the first STEP steps of any budget are the same).
+        Json config = session->config();
+        if (req.has_param("at")) {
+            const std::string at = req.get_param_value("at");
+            const long budget = config["steps"].get<long>();
+            char* end = nullptr;
+            const long step = std::strtol(at.c_str(), &end, 10);
+            if (at.empty() || *end != '\0' || step < 0 || step > budget)
+                return refuse(res, 400, "'at': expected a step from 0 to " + std::to_string(budget));
+            config["steps"] = step;
+        }
+        res.set_content(config.dump(2) + "\n", "application/json");
     });
 
     s.Delete(R"(/api/sessions/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {

@@ -165,6 +165,12 @@ def main():
         shown = d.execute_script("return [session.params.target, session.params.points, document.getElementById('f-lo').value];")
         if shown != ["points", [[-1, 1], [-0.5, 0.25], [0, 0], [0.5, 0.25], [1, 1]], "-1"]:
             fail("the CSV's points did not become the target, sorted by x: " + json.dumps(shown))
+        # Drawn as points: one dot each, and no line through them.
+        WebDriverWait(d, 10).until(lambda _: d.execute_script("return document.getElementById('p-target-points').getAttribute('d');"))
+        drawn = d.execute_script("return [document.getElementById('p-target-points').getAttribute('d'),"
+                                 " document.getElementById('p-target').getAttribute('d')];")
+        if drawn[0].count("M") != 5 or drawn[1]:
+            fail("the CSV's points are not drawn as five dots without a line: " + json.dumps(drawn))
         d.find_element(By.ID, "f-csv").send_keys(bad)
         WebDriverWait(d, 10).until(lambda _: d.find_element(By.ID, "error").is_displayed())
         message = d.find_element(By.ID, "error").text
@@ -190,6 +196,30 @@ def main():
             rmse = json.load(f)["tables"][0]["rows"][0]["rmse"]
         if rmse != done["rmse"]:
             fail(f"the copied config's sweep gives RMSE {rmse!r}, the page showed {done['rmse']!r}")
+
+        # Paused mid-run, Copy as config gives the state on screen: a config
+        # that stops at the step shown and ends at the RMSE shown.
+        d.get(url + "?target=sin(3*x)&width=4&activation=relu&seed=3&lr=0.001&optimizer=adam&lo=-2&hi=2&units=0&step=1077")
+        paused = wait_for(d, "the linked run paused at step 1077", lambda s: s and s["step"] == 1077 and s["status"] == "paused")
+        d.execute_script("window.__copied = null;"
+                         "navigator.clipboard.writeText = t => { window.__copied = t; return Promise.resolve(); };")
+        d.find_element(By.ID, "b-copy").click()
+        WebDriverWait(d, 10).until(lambda _: d.execute_script("return window.__copied || document.getElementById('config-text').value;"))
+        text = d.execute_script("return window.__copied || document.getElementById('config-text').value;")
+        if json.loads(text).get("steps") != 1077:
+            fail("Copy as config at step 1077 gave steps " + str(json.loads(text).get("steps")))
+        with open(config, "w") as f:
+            f.write(text)
+        swept = os.path.join(WORK, "swept_1077")
+        r = subprocess.run([FFN_LAB, "sweep", "-c", config, "-q", "--out", swept], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail("sweep of the config copied at step 1077: " + (r.stderr.strip() or r.stdout.strip()))
+        with open(os.path.join(swept, "runs.json")) as f:
+            at_step = json.load(f)["tables"][0]["rows"][0]["rmse"]
+        if at_step != paused["rmse"]:
+            fail(f"the config copied at step 1077 gives RMSE {at_step!r}, the page showed {paused['rmse']!r}")
+        if "stops at step 1077" not in d.find_element(By.ID, "copy-msg").text:
+            fail("the copy note does not say the config stops at the step shown: " + d.find_element(By.ID, "copy-msg").text)
 
         errors = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
         if errors:

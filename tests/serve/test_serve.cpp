@@ -127,6 +127,27 @@ TEST_CASE("serve: a session trained to its budget ends with the RMSE `sweep` get
     CHECK(done["y"].size() == serve::kGridPoints);
 }
 
+TEST_CASE("serve: the config of a paused state (?at=STEP) stops at that step and ends at the RMSE shown, bit for bit") {
+    Running r;
+    const std::string id = r.session({{"model.width", 4}, {"seed", 3}, {"steps", 800}});
+    r.post("/api/sessions/" + id + "/advance", {{"to", 377}});
+    const Json paused = r.state_when(id, [](const Json& s) { return s["step"] == 377 && s["status"] == "paused"; });
+    REQUIRE(paused.is_object());
+    const auto config = r.client.Get(("/api/sessions/" + id + "/config?at=377").c_str());
+    REQUIRE(config);
+    CHECK(config->status == 200);
+    const runner::Plan plan = runner::make_plan(runner::Json::parse(config->body), "copied", {}, experiments::all_kinds());
+    CHECK(plan.runs.front().integer("steps") == 377);
+    const auto fitted = experiments::width_sweep::fit_width_runs(plan.runs, experiments::width_sweep::make_fit_data(plan.runs.front()));
+    CHECK(paused["rmse"].get<double>() == fitted.front().rmse);  // exact: the first 377 steps of any budget are the same
+    for (const char* bad : {"801", "-1", "3x", ""}) {
+        const auto refused = r.client.Get(("/api/sessions/" + id + "/config?at=" + bad).c_str());
+        REQUIRE(refused);
+        CHECK(refused->status == 400);
+        CHECK(Json::parse(refused->body)["error"] == "'at': expected a step from 0 to 800");
+    }
+}
+
 TEST_CASE("serve: a session pauses, steps by the count asked, and shows each unit when asked") {
     Running r;
     const std::string id = r.session({{"model.width", 3}, {"units", true}});
