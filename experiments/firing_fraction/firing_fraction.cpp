@@ -69,34 +69,11 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {t};
 }
 
-// The table names d, m and tokens: for a checkpoint's layer they must be
-// its own and the inputs file's, not the config's defaults.
-void refuse_other_sizes(const runner::Run& r) {
-    const auto found = checkpoint_layer(r);
-    if (!found) {
-        if (!r.string("inputs").empty())
-            throw Error("key 'inputs': the inputs file feeds a checkpoint's layer ('weights' of layout gpt2, gpt_neox or llama)");
-        return;
-    }
-    const auto& spec = found->spec;
-    // A sweep over the sizes (firing.json's own, document 001's protocol)
-    // would ask the one layer to be several.
-    std::vector<std::string> swept;
-    for (const auto& [key, value] : r.swept())
-        if (key == "d" || key == "m" || key == "tokens" || key == "activation") swept.push_back("'" + key + "'");
-    if (!swept.empty())
-        throw Error(fmt::format("the config sweeps {}, but {} is one layer ({} -> {}, {}): derive a config with \"zip\": null and \"sweep\": null and "
-                                "the layer's d, m, tokens and activation (see the README's \"Your own model\")",
-                                fmt::join(swept, ", "), spec.source, spec.d, spec.hidden, nn::to_string(spec.activation)));
-    const std::size_t tokens = r.string("inputs").empty() ? static_cast<std::size_t>(r.integer("tokens")) : input_row_count(r.string("inputs"), spec.d);
-    if (static_cast<std::size_t>(r.integer("d")) != spec.d || static_cast<std::size_t>(r.integer("m")) != spec.hidden ||
-        static_cast<std::size_t>(r.integer("tokens")) != tokens)
-        throw Error(fmt::format("keys 'd', 'm', 'tokens': {}, {}, {} in the config, but {} is {} -> {}{}; set them to the layer's (the table names them)",
-                                r.integer("d"), r.integer("m"), r.integer("tokens"), spec.source, spec.d, spec.hidden,
-                                r.string("inputs").empty() ? std::string() : fmt::format(" with {} inputs", tokens)));
-    if (r.string("activation") != nn::to_string(spec.activation))
-        throw Error(fmt::format("key 'activation': \"{}\" in the config, but {} computes {}; set it to the layer's (the table names it)",
-                                r.string("activation"), spec.source, nn::to_string(spec.activation)));
+// An inputs file feeds a checkpoint's layer only. (The layer's d, m,
+// activation and inputs count are the run's keys: layer_keys_from_files.)
+void refuse_inputs_without_layer(const runner::Run& r) {
+    if (!r.string("inputs").empty() && !checkpoint_layer(r))
+        throw Error("key 'inputs': the inputs file feeds a checkpoint's layer ('weights' of layout gpt2, gpt_neox or llama)");
 }
 
 std::vector<report::Table> run_firing(const runner::Run& run) {
@@ -116,9 +93,10 @@ runner::ExperimentKind make() {
             .description = "fraction of hidden units firing at random init, mean and sd over seeds",
             .schema = std::move(schema),
             .headlines = {{"firing", {"d", "m", "activation", "positive_mean", "positive_sd"}}},
+            .keys_from_files = layer_keys_from_files,
             .validate = [](const runner::Plan& plan) {
                 refuse_ffn_beyond_memory(plan);
-                for (const auto& r : plan.runs) refuse_other_sizes(r);
+                for (const auto& r : plan.runs) refuse_inputs_without_layer(r);
             },
             .run = run_firing,
             .seed_statistics = runner::SeedStatistics{

@@ -74,6 +74,7 @@ runner::ExperimentKind make() {
             .description = "F(x) = sum_i act(k_i.x + b_i) v_i term by term, with the output-bias caveat",
             .schema = std::move(schema),
             .headlines = {{"key_value", {"case", "relative", "agrees"}}},
+            .keys_from_files = ffn_keys_from_files,
             .validate = refuse_ffn_beyond_memory,
             .run = run_key_value};
 }

@@ -85,6 +85,7 @@ runner::ExperimentKind make() {
             .description = "without its activation the FFN is one d x d map: rank, residual, parameter counts",
             .schema = std::move(schema),
             .headlines = {{"collapse", {"activation", "rank", "rank_ceiling", "residual_relative", "collapses", "best_affine_relative_rms"}}},
+            .keys_from_files = ffn_keys_from_files,
             .validate =
                 [](const runner::Plan& plan) {
                     refuse_runs_beyond_memory(plan, {"d", "m", "tokens", "fit_tokens"}, [](const runner::Run& r) {

@@ -193,6 +193,7 @@ runner::ExperimentKind make() {
             .description = "ReLU commutes with permutations and positive scalings, not rotations: by hand, on vectors, on an MLP",
             .schema = std::move(schema),
             .headlines = {{"commutes", {"kind", "max_abs_difference", "exactly_zero"}}, {"mlp", {"kind", "activation", "relative_change", "unchanged_to_rounding"}}},
+            .keys_from_files = ffn_keys_from_files,
             .validate =
                 [](const runner::Plan& plan) {
                     // The model and its reparametrised copy, and M, M^-1 and a

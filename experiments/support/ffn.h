@@ -69,6 +69,18 @@ inline double ffn_run_bytes(const runner::Run& r) {
     return (r.is_float64() ? 8.0 : 4.0) * (4 * d * m + 4 * d * d + 6 * tokens * (d + m));
 }
 
+// The keys_from_files of these kinds: a weights file of ffn-lab's own
+// fixes d, m and the activation its run recorded; an nn.Sequential file d
+// and m, and, since it records no activation, an activation swept over it
+// is refused.
+inline void ffn_keys_from_files(runner::GridPoint& point, const std::set<std::string>& given) {
+    const std::string weights = point.values.value("weights", "");
+    if (weights.empty()) return;
+    if (const auto facts = weights_facts(weights, point.values.value("names", runner::Json::object())))
+        take_weights_file_keys(point, given, weights, *facts, {{"d", facts->in}, {"m", facts->hidden}},
+                               fmt::format("{} -> {}", facts->in, facts->hidden));
+}
+
 // The validate hook of these kinds.
 inline void refuse_ffn_beyond_memory(const runner::Plan& plan) {
     refuse_runs_beyond_memory(plan, {"d", "m", "tokens"}, ffn_run_bytes);

@@ -12,10 +12,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "experiments/support/ffn.h"
 #include "experiments/support/run.h"
 #include "io/checkpoint.h"
 #include "nn/layouts.h"
@@ -43,9 +45,7 @@ struct FoundLayer {
 // The layer `weights` names when it is a Hugging Face checkpoint's; nothing
 // for a run with no weights or with ffn-lab's own or nn.Sequential's names
 // (read as today, into a d-m-d MLP).
-inline std::optional<FoundLayer> checkpoint_layer(const runner::Run& run) {
-    const std::string weights = run.string("weights"), layout = run.string("layout");
-    const std::int64_t layer = run.integer("layer");
+inline std::optional<FoundLayer> checkpoint_layer(const std::string& weights, const std::string& layout, std::int64_t layer) {
     if (weights.empty() || layout == "sequential") {
         if (layer >= 0) throw Error("key 'layer': a layer is read from a checkpoint's 'weights' of layout gpt2, gpt_neox or llama");
         return std::nullopt;
@@ -55,6 +55,9 @@ inline std::optional<FoundLayer> checkpoint_layer(const runner::Run& run) {
     nn::LayerSpec spec = nn::find_layer(checkpoint, layer >= 0 ? std::optional<std::size_t>(static_cast<std::size_t>(layer)) : std::nullopt,
                                         layout.empty() ? std::nullopt : std::optional<std::string>(layout));
     return FoundLayer{std::move(checkpoint), std::move(spec)};
+}
+inline std::optional<FoundLayer> checkpoint_layer(const runner::Run& run) {
+    return checkpoint_layer(run.string("weights"), run.string("layout"), run.integer("layer"));
 }
 
 // Two groups of inputs, rows of d values.
@@ -203,6 +206,26 @@ inline std::size_t input_row_count(const std::string& path, std::size_t d) {
     const io::SafetensorsHeader header = io::read_safetensors_header(path);
     if (detail::holds_pair(header)) return detail::rows_entry(header, "inputs_a", d).shape[0] + detail::rows_entry(header, "inputs_b", d).shape[0];
     return detail::rows_entry(header, "inputs", d).shape[0];
+}
+
+// The keys_from_files of the kinds that read a checkpoint's layer or a
+// d-m-d model (firing_fraction, layer_lab): a checkpoint's layer fixes d,
+// m and the activation (and an inputs file the tokens); any other weights
+// file as ffn_keys_from_files says.
+inline void layer_keys_from_files(runner::GridPoint& point, const std::set<std::string>& given) {
+    const runner::Json& v = point.values;
+    const std::string weights = v.value("weights", "");
+    if (weights.empty()) return;
+    const auto found = checkpoint_layer(weights, v.value("layout", ""), v.value("layer", std::int64_t{-1}));
+    if (!found) return ffn_keys_from_files(point, given);
+    const nn::LayerSpec& spec = found->spec;
+    const std::string inputs = v.value("inputs", "");
+    std::vector<std::pair<std::string, runner::Json>> fixed = {{"d", spec.d}, {"m", spec.hidden}, {"activation", nn::to_string(spec.activation)}};
+    if (!inputs.empty()) fixed.emplace_back("tokens", input_row_count(inputs, spec.d));
+    take_file_keys(point, given, spec.source,
+                   fmt::format("{} -> {}, {}{}", spec.d, spec.hidden, nn::to_string(spec.activation),
+                               inputs.empty() ? "" : fmt::format(", {} inputs", fixed.back().second.get<std::size_t>())),
+                   fixed);
 }
 
 }  // namespace ffn::experiments

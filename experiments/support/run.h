@@ -6,14 +6,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "io/safetensors.h"
 #include "nn/init.h"
 #include "nn/module.h"
 #include "nn/tensor.h"
@@ -70,6 +74,83 @@ inline std::map<std::string, std::string> weight_names(const runner::Run& run) {
         names[item.key()] = item.value().get<std::string>();
     }
     return names;
+}
+
+// What a weights file of ffn-lab's own or of an nn.Sequential(Linear, act,
+// Linear) says about the model it holds, from its header alone: the input
+// and hidden widths (the first layer's weight, m x d), and the activation
+// when ffn-lab wrote the file (its run's values are in the metadata).
+// Nothing when the file holds no such weight: the loader then says what
+// is wrong.
+struct WeightsFacts {
+    std::size_t in = 0, hidden = 0;
+    std::optional<std::string> activation;
+};
+inline std::optional<WeightsFacts> weights_facts(const std::string& weights, const runner::Json& names) {
+    const io::SafetensorsHeader header = io::read_safetensors_header(weights);
+    std::string up = "up.weight";
+    if (names.is_object() && names.contains(up) && names[up].is_string()) up = names[up].get<std::string>();
+    else if (!header.find(up)) up = torch_sequential_names().at(up);
+    const io::TensorEntry* e = header.find(up);
+    if (!e || e->shape.size() != 2) return std::nullopt;
+    WeightsFacts facts{static_cast<std::size_t>(e->shape[1]), static_cast<std::size_t>(e->shape[0]), std::nullopt};
+    if (const auto run = header.metadata.find("ffn_lab_run"); run != header.metadata.end()) {
+        try {
+            const auto values = runner::Json::parse(run->second);
+            if (values.is_object() && values.contains("activation") && values["activation"].is_string())
+                facts.activation = values["activation"].get<std::string>();
+        } catch (const runner::Json::exception&) {
+            // Metadata that is not a run's: the file says nothing of its activation.
+        }
+    }
+    return facts;
+}
+
+// A kind's keys_from_files: the keys `fixed` (key, the file's value) that
+// the config leaves unset take the file's value; one it sets to another
+// value, or sweeps over another value, is refused, naming both and how to
+// leave it to the file.
+inline void take_file_keys(runner::GridPoint& point, const std::set<std::string>& given, const std::string& source,
+                           const std::string& what, const std::vector<std::pair<std::string, runner::Json>>& fixed) {
+    std::vector<std::string> swept, clashing, ours, tildes;
+    for (const auto& [key, value] : fixed) {
+        const bool is_swept = std::any_of(point.swept.begin(), point.swept.end(), [&](const auto& s) { return s.first == key; });
+        if (is_swept && point.values[key] != value) {
+            swept.push_back(fmt::format("'{}' ({} here)", key, point.values[key].is_string() ? point.values[key].get<std::string>()
+                                                                                             : point.values[key].dump()));
+        } else if (!given.contains(key)) {
+            point.values[key] = value;
+            continue;
+        } else if (point.values[key] != value) {
+            clashing.push_back("'" + key + "'");
+            ours.push_back(point.values[key].is_string() ? point.values[key].get<std::string>() : point.values[key].dump());
+        } else {
+            continue;
+        }
+        tildes.push_back("--set ~" + key);
+    }
+    if (swept.empty() && clashing.empty()) return;
+    std::string config_says;
+    if (!swept.empty()) config_says = fmt::format("sweeps {}", fmt::join(swept, ", "));
+    if (!clashing.empty())
+        config_says += fmt::format("{}sets {} to {}", swept.empty() ? "" : " and ", fmt::join(clashing, ", "), fmt::join(ours, ", "));
+    throw Error(fmt::format("the config {}, but {} is one model ({}): leave {} to the file ({}{})", config_says, source, what,
+                            swept.size() + clashing.size() == 1 ? "it" : "them", fmt::join(tildes, " "),
+                            swept.empty() ? "" : "; --set ~zip or ~sweep drops a whole block"));
+}
+
+// take_file_keys for a weights file of ffn-lab's own or an nn.Sequential's:
+// its `sizes`, and the activation its run recorded; a file that records
+// none (PyTorch's) cannot be run under a swept activation.
+inline void take_weights_file_keys(runner::GridPoint& point, const std::set<std::string>& given, const std::string& weights,
+                                   const WeightsFacts& facts, std::vector<std::pair<std::string, runner::Json>> sizes,
+                                   const std::string& what) {
+    if (facts.activation) sizes.emplace_back("activation", *facts.activation);
+    take_file_keys(point, given, weights, what + (facts.activation ? ", " + *facts.activation : ""), sizes);
+    if (!facts.activation && std::any_of(point.swept.begin(), point.swept.end(), [](const auto& s) { return s.first == "activation"; }))
+        throw Error(fmt::format("the config sweeps 'activation', but {} is one trained model and does not record its activation: set the "
+                                "one it was trained with (--set activation=relu)",
+                                weights));
 }
 
 // Loads run.weights into the model when given; else initialises it with

@@ -82,6 +82,7 @@ runner::ExperimentKind make() {
             .description = "the FFN is position-wise: batch vs row by row, and permutation equivariance",
             .schema = std::move(schema),
             .headlines = {{"tokenwise", {"d", "m", "tokens", "max_abs_row_by_row", "max_abs_permuted", "allclose_row_by_row", "allclose_permuted"}}},
+            .keys_from_files = ffn_keys_from_files,
             .validate = refuse_ffn_beyond_memory,
             .run = run_tokenwise};
 }

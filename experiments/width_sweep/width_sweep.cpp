@@ -728,6 +728,16 @@ runner::ExperimentKind make() {
             // The width table has a summary of its own for the terminal;
             // this names its headline for `ffn-lab results`.
             .headlines = {{"width", {"rmse_median", "kinks_median"}}},
+            // A loaded net's width (and, in ffn-lab's own files, its
+            // activation) is the file's: no --set model.width to type.
+            .keys_from_files =
+                [](runner::GridPoint& point, const std::set<std::string>& given) {
+                    const std::string weights = point.values.value("weights", "");
+                    if (weights.empty()) return;
+                    if (const auto facts = weights_facts(weights, point.values.value("names", Json::object())))
+                        take_weights_file_keys(point, given, weights, *facts, {{"model.width", facts->hidden}},
+                                               fmt::format("a 1-{}-1 net", facts->hidden));
+                },
             .validate =
                 [](const runner::Plan& plan) {
                     if (!plan.runs.front().raw("document").empty() && !plan.config.contains("protocol"))

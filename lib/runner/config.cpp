@@ -442,6 +442,8 @@ namespace {
 // A config name as a relative path under configs/, with ".json" or not:
 // each file name to look for, or none for a name that is absolute or
 // climbs out with "..".
+std::optional<std::string> find_bundled_config_at(const std::string& bundled, const std::string& name, std::vector<std::string>& tried);
+
 std::vector<std::string> config_file_names(const std::string& name) {
     const std::filesystem::path relative(name);
     if (name.empty() || relative.is_absolute()) return {};
@@ -452,6 +454,20 @@ std::vector<std::string> config_file_names(const std::string& name) {
 }  // namespace
 
 std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried) {
+    const auto direct = find_bundled_config_at(bundled, name, tried);
+    if (direct || name.empty() || name.find('/') != std::string::npos) return direct;
+    // A bare name of a config in a subfolder ("width_small" for
+    // smoke/width_small), when only one config has that name.
+    const std::string stem = name.ends_with(".json") ? name.substr(0, name.size() - 5) : name;
+    std::vector<std::string> matches;
+    for (const auto& bundled_name : bundled_config_names(bundled))
+        if (std::filesystem::path(bundled_name).filename() == stem) matches.push_back(bundled_name);
+    if (matches.size() != 1) return std::nullopt;
+    return find_bundled_config_at(bundled, matches.front(), tried);
+}
+
+namespace {
+std::optional<std::string> find_bundled_config_at(const std::string& bundled, const std::string& name, std::vector<std::string>& tried) {
     for (const std::string& file_name : config_file_names(name)) {
         if (bundled.empty()) {
             const std::string carried = "configs/" + std::filesystem::path(file_name).lexically_normal().generic_string();
@@ -466,6 +482,7 @@ std::optional<std::string> find_bundled_config(const std::string& bundled, const
     }
     return std::nullopt;
 }
+}  // namespace
 
 std::vector<std::string> bundled_config_names(const std::string& bundled) {
     std::vector<std::string> names;
@@ -545,8 +562,12 @@ void apply_overrides(const std::vector<Override>& overrides, const Schema& schem
         if (o.path == "experiment" || o.path == "expect" || o.path == "check" || o.path == "description" ||
             o.path == "protocol")
             throw Error(where + ": '" + o.path + "' cannot be overridden");
+        if (o.value.is_null() && (o.path == "sweep" || o.path == "zip")) {  // ~sweep: no axes of that block
+            root.erase(o.path);
+            continue;
+        }
         if (o.path == "sweep" || o.path == "zip")
-            throw Error(where + ": set one axis at a time, --set " + o.path + ".KEY=[values]");
+            throw Error(where + ": set one axis at a time, --set " + o.path + ".KEY=[values] (or drop them all, --set ~" + o.path + ")");
         if (o.value.is_null()) {  // ~key or key=null: the default, off any axis
             if (!schema.find(o.path) && !schema.is_prefix(o.path)) unknown_key("--set", o.path, schema, kind_name);
             const auto below = [&](const std::string& key) {
@@ -648,7 +669,7 @@ void read_seeds(Plan& plan, const Json& resolved, const std::vector<Axis>& axes)
 
 // The grid's points and runs: the Cartesian product of the axes, first axis
 // slowest, seeds innermost; refused before it is built when it would not fit.
-void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes) {
+void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes, const std::set<std::string>& given) {
     // The seed list is not a run's value (copying it into every run was
     // quadratic).
     Json per_run = resolved;
@@ -676,6 +697,13 @@ void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes
                 point->values[axes[a].keys[k]] = axes[a].steps[counter[a]][k];
                 point->swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
             }
+        if (plan.kind->keys_from_files) {
+            try {
+                plan.kind->keys_from_files(*point, given);
+            } catch (const Error& e) {
+                throw Error(plan.source + ": " + e.what(), e.code());
+            }
+        }
         set_id_parts(*point, plan.kind->name, plan.kind->schema);
         plan.points.push_back(point);
         for (std::uint64_t seed : plan.seeds) {
@@ -787,7 +815,10 @@ Plan make_plan(const Json& root_in, const std::string& source_path, const std::v
     const Json resolved = resolve_keys(flat, root, schema, source);
     const std::vector<Axis> axes = read_axes(root, schema, source, plan.kind->name);
     read_seeds(plan, resolved, axes);
-    expand_grid(plan, resolved, axes);
+    std::set<std::string> given;  // what the config sets, for keys_from_files
+    for (const auto& item : flat.items()) given.insert(item.key());
+    for (const auto& axis : axes) given.insert(axis.keys.begin(), axis.keys.end());
+    expand_grid(plan, resolved, axes, given);
     record_config(plan, root, flat, given_overrides);
     read_judging_blocks(plan, root, schema);
     if (plan.kind->validate) {

@@ -147,7 +147,10 @@ Json load_config(const std::string& path, const std::string& bundled = "");
 
 // A bundled config named by its path under `bundled` (the checkout's
 // configs/), with or without ".json": "width", "smoke/width_small". A name
-// that is absolute or climbs out with ".." names no bundled config. Every
+// that is absolute or climbs out with ".." names no bundled config. A bare
+// name that is no config's path is the one config of that name in a
+// subfolder ("width_small" for smoke/width_small), if only one has it.
+// `bundled` empty: the configs built into the binary (io/bundle.h). Every
 // path looked at is appended to `tried`.
 std::optional<std::string> find_bundled_config(const std::string& bundled, const std::string& name, std::vector<std::string>& tried);
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ struct ExperimentKind {
     // document's values among them). A table whose aggregate set its own
     // summary (report::Table::set_summary) keeps it.
     std::map<std::string, std::vector<std::string>> headlines = {};
+    // Optional: the keys an input file fixes (a weights file's sizes, the
+    // activation it was trained with): called on each grid point with the
+    // keys the config sets (its file, its bases, --set, its axes). Fills
+    // those the config leaves unset from the file; throws ffn::Error naming
+    // both values where the config sets one the file contradicts.
+    std::function<void(GridPoint&, const std::set<std::string>& given)> keys_from_files = {};
     // Optional: refuses (ffn::Error) a plan the schema alone cannot judge,
     // relations between keys or across runs, before any run starts.
     std::function<void(const Plan&)> validate = {};

@@ -57,8 +57,13 @@ TEST_CASE("width_sweep: a bad target expression or weights file is one clear err
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors", "seeds=[0]"}),
                       doctest::Contains("/nonexistent.safetensors: cannot open file"));
     const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16.safetensors");
+    // The file fixes the width: a sweep over another is refused before any run.
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "sweep.model.width=[8]", "seeds=[0]"}),
-                      doctest::Contains("tensor '0.weight' has shape [16, 1], the model needs [8, 1]"));
+                      doctest::Contains(("the config sweeps 'model.width' (8 here), but " + fixture + " is one model (a 1-16-1 net)").c_str()));
+    // A names map that points at a tensor of another shape: the loader names both.
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "model.width=16", "seeds=[0]",
+                                                            R"(names={"up.weight": "0.weight", "down.weight": "0.weight"})"}),
+                      doctest::Contains("has shape [16, 1], the model needs [1, 16]"));
 }
 
 TEST_CASE("linear_collapse, tokenwise, key_value: the identities hold and the caveats show") {

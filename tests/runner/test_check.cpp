@@ -49,8 +49,10 @@ TEST_CASE("check fails when one expected value is mutated and --update restores 
 
     const auto outcome = root.check();
     CHECK(outcome.status == CheckStatus::differs);
-    REQUIRE(outcome.details.size() == 1);
-    CHECK(outcome.details[0].find("table 'grid' row dtype=float64 column 'inputs': A=3721 B=3722") != std::string::npos);
+    // A summary line first, then the cell (the config did not change, so no keys are named).
+    REQUIRE(outcome.details.size() == 2);
+    CHECK(outcome.details[0] == "1 cell differs in 1 row of 1 table (4 tables compared) (A = this run, B = expected)");
+    CHECK(outcome.details[1].find("table 'grid' row dtype=float64 column 'inputs': A=3721 B=3722") != std::string::npos);
 
     CHECK(root.check(/*update=*/true).status == CheckStatus::updated);
     CHECK(root.check().status == CheckStatus::ok);
