@@ -99,7 +99,7 @@ Progress::Progress(bool enabled)
     : enabled_(enabled), terminal_(::isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() {
-    if (drawn_ && terminal_) std::fputs("\n", stderr);
+    if (drawn_ && terminal_ && !ended_) std::fputs("\n", stderr);
 }
 
 void Progress::update(std::size_t done, std::size_t total) {
@@ -114,6 +114,12 @@ void Progress::update(std::size_t done, std::size_t total) {
     std::fputs((terminal_ ? "\r" + line + "   " : line + "\n").c_str(), stderr);
     last_line_ = elapsed;
     drawn_ = true;
+    // The last run done: the line ends now, before the tables start on
+    // the same terminal.
+    if (terminal_ && done == total && !ended_) {
+        std::fputs("\n", stderr);
+        ended_ = true;
+    }
 }
 
 }  // namespace ffn::app

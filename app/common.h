@@ -44,7 +44,7 @@ public:
 
 private:
     bool enabled_, terminal_;
-    bool drawn_ = false;
+    bool drawn_ = false, ended_ = false;
     double last_line_ = 0;
     std::chrono::steady_clock::time_point start_;
 };

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The layers each layer may include besides itself ("ffnlab" is the build's
-// generated build_info.h). Keep in step with lib/CMakeLists.txt and README.md.
+// generated build_info.h). Keep in step with lib/CMakeLists.txt and lib/README.md.
 const std::map<std::string, std::set<std::string>> kAllowed = {
     {"core", {}},
     {"io", {"core"}},

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/sweep.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -86,4 +87,15 @@ TEST_CASE("README's package list for a build by hand is build.sh's list") {
     const auto stop = text.find("\n\n", install);
     CHECK(words_of(text.substr(install + 21, stop - install - 21)) == packages);
     CHECK(packages.size() > 10);
+}
+
+// The README's --out example names the folder sweep really makes.
+TEST_CASE("README's default --out folder is the one sweep makes") {
+    const std::string made = ffn::runner::default_output_folder("configs/width.json");
+    CHECK(std::regex_match(made, std::regex(R"(results/width/\d{8}-\d{6})")));
+    std::ifstream readme(ffn::test::source_path("README.md"));
+    std::stringstream r;
+    r << readme.rdbuf();
+    CHECK(r.str().find("results/width/YYYYMMDD-HHMMSS/ (UTC)") != std::string::npos);
+    CHECK(std::regex_search(r.str(), std::regex(R"(ffn-lab diff results/width/\d{8}-\d{6} results/width/\d{8}-\d{6})")));
 }

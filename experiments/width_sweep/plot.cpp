@@ -13,6 +13,7 @@
 #include "experiments/support/plot.h"
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/experiment.h"
+#include "report/text.h"
 
 namespace ffn::experiments::width_sweep {
 
@@ -47,8 +48,8 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
         if (const auto loss = report::as_number(curves.at(r, "loss")))
             by_run[report::format_cell(curves.at(r, "run_id"), 0)][static_cast<std::int64_t>(*report::as_number(curves.at(r, "step")))]
                 .push_back(*loss);
-    std::string script = plot::header(fmt::format("training curves: median MSE over {} seeds, the band from the best to the worst",
-                                                  plan.seeds.size()),
+    std::string script = plot::header(fmt::format("training curves: median MSE over {}, the band from the best to the worst",
+                                                  report::counted(plan.seeds.size(), "seed")),
                                       "step", "MSE") +
                          "set logscale y\nset style fill transparent solid 0.15 noborder\n";
     std::string plots = "plot";

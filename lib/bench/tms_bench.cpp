@@ -13,6 +13,7 @@
 #include "core/stats.h"
 #include "core/thread_pool.h"
 #include "train/toy_model.h"
+#include "report/text.h"
 
 namespace ffn::bench {
 
@@ -94,7 +95,7 @@ report::Table bench_tms(const std::vector<std::pair<std::string, runner::Plan>>&
         std::string about;
         const std::map<std::string, double> torch = torch_times(shapes, o, threads, &about);
         if (torch_about->empty()) *torch_about = about;
-        else if (torch_about->find(about) == std::string::npos) *torch_about += "; on " + std::to_string(threads) + " threads: " + about;
+        else if (torch_about->find(about) == std::string::npos) *torch_about += "; on " + report::counted(threads, "thread") + ": " + about;
         ThreadPool pool(threads);
         for (std::size_t c = 0; c < plans.size(); ++c) {
             const Shape& s = shapes[c];

@@ -12,6 +12,7 @@
 #include "nn/mlp.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
+#include "report/text.h"
 
 namespace ffn::bench {
 
@@ -123,7 +124,7 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
             const std::string here = torch.about();
             if (torch_about->empty()) *torch_about = here;
             else if (torch_about->find(here) == std::string::npos)
-                *torch_about += "; on " + std::to_string(threads) + " threads: " + here;
+                *torch_about += "; on " + report::counted(threads, "thread") + ": " + here;
         }
     }
     gemm::set_max_threads(previous_threads);

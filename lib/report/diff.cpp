@@ -185,8 +185,10 @@ std::vector<Table> difference_tables(const std::vector<Difference>& differences)
                 .add_column("column", ColumnType::text)
                 .add_column("A", ColumnType::text)
                 .add_column("B", ColumnType::text)
-                .add_column("B - A", ColumnType::real, 0)
-                .add_column("(B - A) / |A|", ColumnType::real, 3);
+                .add_column("b_minus_a", ColumnType::real, 0)
+                .add_column("relative_change", ColumnType::real, 3);
+            // Identifiers for CSV and pandas; the formulas for the eye.
+            out.back().set_summary({{"row", ""}, {"column", ""}, {"A", ""}, {"B", ""}, {"b_minus_a", "B - A"}, {"relative_change", "(B - A) / |A|"}});
         }
         const auto x = as_number(d.x), y = as_number(d.y);
         Cell change{}, relative{};

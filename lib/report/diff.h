@@ -45,8 +45,9 @@ std::string describe(const Difference& d);
 // `ffn-lab diff`'s report, as `dvc metrics diff` lays one out. The summary
 // line: "3 cells differ in 2 rows of 1 table (4 tables compared)", the
 // structural notes counted, or that the inputs agree. Then a table per
-// table with differing cells: row, column, A, B, B - A and (B - A) / |A|
-// where both are numbers, the values at their shortest round-trip form.
+// table with differing cells: row, column, A, B, b_minus_a and
+// relative_change ((B - A) / |A|, the labels a terminal shows) where both
+// are numbers, the values at their shortest round-trip form.
 std::string difference_summary(const std::vector<Difference>& differences, std::size_t tables_compared);
 std::vector<Table> difference_tables(const std::vector<Difference>& differences);
 
