@@ -2,7 +2,7 @@
 # The Debian package as a user gets it: built by cpack, unpacked into a
 # fresh folder, and run from an empty folder outside any checkout with a
 # HOME of its own: --version, list, the main job (the width sweep, judged),
-# a config of the user's whose base is a bundled config, the layer lab on
+# width_quick by name, a config of the user's whose base is a bundled config, the layer lab on
 # the data the binary carries, and check --root of a small study.
 # Usage: package.sh BUILD_FOLDER
 set -eu
@@ -23,6 +23,7 @@ ffn-lab --version | grep -q "^kernel families this CPU runs: ref" || { echo "pac
 ffn-lab list | grep -q "^  width_quick  *\[width_sweep\]" || { echo "package.sh: list shows no built-in width_quick"; exit 1; }
 ffn-lab sweep width --check > /dev/null 2> check.txt || { echo "package.sh: the main job failed: $(cat check.txt)"; exit 1; }
 grep -q "verdicts 5 pass, 0 miss, 0 n/a" check.txt || { echo "package.sh: the main job's verdicts: $(cat check.txt)"; exit 1; }
+ffn-lab sweep width_quick -q > /dev/null
 ffn-lab sweep layer_lab -q > /dev/null
 printf '{"base": "width_quick", "seeds": [0, 1], "steps": 300}\n' > study/configs/mine.json
 ffn-lab sweep study/configs/mine.json -q > /dev/null
