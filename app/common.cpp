@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "runner/config.h"
 #include "runner/schema.h"
 
 namespace ffn::app {

@@ -113,7 +113,9 @@ inline std::optional<WeightsFacts> weights_facts(const std::string& weights, con
 inline void take_file_keys(runner::GridPoint& point, const std::set<std::string>& given, const std::string& source,
                            const std::string& what, const std::vector<std::pair<std::string, runner::Json>>& fixed) {
     std::vector<std::string> swept, clashing, ours, tildes;
-    for (const auto& [key, value] : fixed) {
+    for (const auto& entry : fixed) {
+        const std::string& key = entry.first;  // a named copy: lambdas may not capture a structured binding before C++20's clang 16
+        const runner::Json& value = entry.second;
         const bool is_swept = std::any_of(point.swept.begin(), point.swept.end(), [&](const auto& s) { return s.first == key; });
         if (is_swept && point.values[key] != value) {
             swept.push_back(fmt::format("'{}' ({} here)", key, point.values[key].is_string() ? point.values[key].get<std::string>()
