@@ -90,9 +90,11 @@ std::string header(const std::string& title, const std::string& xlabel, const st
     palette += fmt::format("set linetype cycle {}\n", std::size(kPalette));
     return palette + "set title '" + plain_title(title) + "'\nset xlabel '" + plain_title(xlabel) + "'\nset ylabel '" +
            plain_title(ylabel) + "'\n" +
-           // Below the plot, in rows: beside it, a legend of long titles
-           // took 40% of the figure's width.
-           "set key below horizontal\nset grid\n";
+           // Above the plot, under the title, in rows: beside it, a legend
+           // of long titles took 40% of the figure's width, and below it
+           // gnuplot laid the key over the x label. Each swatch before its
+           // label, left-aligned.
+           "set key above horizontal reverse Left width 1 spacing 1.1\nset grid\n";
 }
 
 std::string distinct_colour(std::size_t i, std::size_t count) {

@@ -2,6 +2,8 @@
 // `sweep --plot DIR`'s figures, drawn by gnuplot as SVG and PNG. What every kind's
 // plot needs: a datablock of numbers, a header, and a render that keeps
 // anything the user typed from reaching gnuplot as a command.
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,14 @@ void render(const std::string& body, const std::string& output);
 // that draws, so that no work is lost to a missing program.
 void require_gnuplot();
 
-// Line colours 1..8 that readers with any common colour blindness tell
-// apart on white (Okabe and Ito's, without their yellow, which vanishes on
-// white, and black, kept for targets; then two of Paul Tol's): header()
-// makes them gnuplot's linetypes, so `lc N` picks the N-th.
-inline constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                           "#E69F00", "#56B4E9", "#882255", "#44AA99"};
+// Line colours 1..12 that readers with the common colour blindnesses
+// tell apart on white: Okabe and Ito's (without their yellow, which
+// vanishes on white, and black, kept for targets and the documents'
+// values), then Paul Tol's muted indigo, olive, purple, wine, teal and
+// brown. header() makes them gnuplot's linetypes, so `lc N` picks the N-th.
+inline constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                                           "#332288", "#999933", "#AA4499", "#882255", "#44AA99", "#661100"};
+inline constexpr std::size_t kPaletteSize = std::size(kPalette);
 // What a target or reference curve is drawn in: behind the fits, wide and
 // grey, so that a fit on top of it stays visible.
 inline constexpr const char* kTargetStyle = "lw 6 lc rgb '#BBBBBB'";

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <set>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -41,17 +43,18 @@ double nice_step(double at_least) {
 }
 
 // curves.svg: per seed group, the median training MSE against the step
-// and the band from the lowest to the highest seed (log scale).
+// and the band of the middle half of the seeds (quartiles; a min-max band
+// of a hundred seeds is mostly its two outliers), log scale.
 void plot_curves(const runner::Plan& plan, const report::Table& curves, const std::string& dir) {
     std::map<std::string, std::map<std::int64_t, std::vector<double>>> by_run;  // run id -> step -> losses
     for (std::size_t r = 0; r < curves.row_count(); ++r)
         if (const auto loss = report::as_number(curves.at(r, "loss")))
             by_run[report::format_cell(curves.at(r, "run_id"), 0)][static_cast<std::int64_t>(*report::as_number(curves.at(r, "step")))]
                 .push_back(*loss);
-    std::string script = plot::header(fmt::format("training curves: median MSE over {}, the band from the best to the worst",
+    std::string script = plot::header(fmt::format("training curves: median MSE over {}, the band from the first to the third quartile",
                                                   report::counted(plan.seeds.size(), "seed")),
                                       "step", "MSE") +
-                         "set logscale y\nset style fill transparent solid 0.15 noborder\n";
+                         "set logscale y\nset style fill transparent solid 0.2 noborder\n";
     std::string plots = "plot";
     std::size_t shown = 0;
     for (const auto& group : runner::seed_groups(plan)) {
@@ -63,8 +66,8 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
         for (auto& [step, losses] : at_step) {
             cols[0].push_back(static_cast<double>(step));
             cols[1].push_back(median(losses));
-            cols[2].push_back(*std::min_element(losses.begin(), losses.end()));
-            cols[3].push_back(*std::max_element(losses.begin(), losses.end()));
+            cols[2].push_back(percentile(losses, 25));
+            cols[3].push_back(percentile(losses, 75));
         }
         std::string label;
         for (const auto& [key, value] : plan.runs[group.front()].swept())
@@ -72,13 +75,94 @@ void plot_curves(const runner::Plan& plan, const report::Table& curves, const st
                 label += (label.empty() ? "" : " ") + (key == "model.width" ? std::string("m") : key) + "=" +
                          (value.is_string() ? value.get<std::string>() : value.dump());
         script += plot::data_block(fmt::format("g{}", shown), cols);
-        plots += fmt::format("{} $g{} using 1:3:4 with filledcurves lc {} notitle, $g{} using 1:2 with lines lw 2 lc {} title '{}'",
-                             shown ? "," : "", shown, shown % 8 + 1, shown, shown % 8 + 1,
+        plots += fmt::format("{} $g{} using 1:3:4 with filledcurves lc {} notitle, $g{} using 1:2 with lines lw 2.5 lc {} title '{}'",
+                             shown ? "," : "", shown, shown % plot::kPaletteSize + 1, shown, shown % plot::kPaletteSize + 1,
                              plot::plain_title(label.empty() ? "all seeds" : label));
         ++shown;
     }
     if (shown == 0) return;
     plot::render(script + plots + "\n", (std::filesystem::path(dir) / "curves.svg").string());
+}
+
+// The label of a series: the swept keys but the width and the seed
+// ("activation=gelu"), or "" when the width alone is swept.
+std::string series_of(const report::Table& t, std::size_t row) {
+    std::string label;
+    for (const auto& key : t.keys())
+        if (key != "model.width" && key != "seed" && key != "run_id")
+            label += (label.empty() ? "" : " ") + key + "=" + report::format_cell(t.at(row, key), 6);
+    return label;
+}
+
+// rmse.svg, claim S2's own figure: RMSE against width on log axes, each
+// seed's run faint, each series' median as a line, the document's printed
+// values as open diamonds, and the best any m + 1 linear pieces can do
+// (the PWL bound) as a dashed line.
+void plot_rmse(const runner::Plan& plan, const report::Table& runs, const report::Table& width, const std::string& dir) {
+    std::vector<std::string> series;  // in the width table's order
+    for (std::size_t r = 0; r < width.row_count(); ++r)
+        if (const auto s = series_of(width, r); std::find(series.begin(), series.end(), s) == series.end()) series.push_back(s);
+    std::set<double> widths;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    const auto see = [&](double v) {
+        if (std::isfinite(v) && v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+    };
+    std::string script, plots;
+    const auto add = [&](const std::string& item) { plots += (plots.empty() ? "" : ", ") + item; };
+    for (std::size_t k = 0; k < series.size(); ++k) {
+        const std::string colour = plot::distinct_colour(k, series.size());
+        std::vector<std::vector<double>> seeds(2), medians(2), doc(2), bound(2);
+        for (std::size_t r = 0; r < runs.row_count(); ++r) {
+            if (series_of(runs, r) != series[k]) continue;
+            const auto m = report::as_number(runs.at(r, "model.width")), e = report::as_number(runs.at(r, "rmse"));
+            if (!m || !e || !(*e > 0)) continue;
+            seeds[0].push_back(*m), seeds[1].push_back(*e), see(*e);
+        }
+        for (std::size_t r = 0; r < width.row_count(); ++r) {
+            if (series_of(width, r) != series[k]) continue;
+            const double m = *report::as_number(width.at(r, "model.width"));
+            widths.insert(m);
+            const auto take = [&](std::vector<std::vector<double>>& to, const char* column) {
+                if (!width.find_column(column)) return;
+                if (const auto v = report::as_number(width.at(r, column)); v && *v > 0) to[0].push_back(m), to[1].push_back(*v), see(*v);
+            };
+            take(medians, "rmse_median");
+            take(doc, "rmse_doc");
+            if (k == 0) take(bound, "pwl_bound_rmse");
+        }
+        const std::string name = series[k].empty() ? "" : series[k] + ": ";
+        if (!seeds[0].empty()) {
+            script += plot::data_block(fmt::format("seeds{}", k), seeds);
+            add(fmt::format("$seeds{} using 1:2 with points pt 7 ps 0.5 lc rgb '#B0{}' title '{}each seed'", k, colour.substr(1),
+                            plot::plain_title(name)));
+        }
+        if (!medians[0].empty()) {
+            script += plot::data_block(fmt::format("median{}", k), medians);
+            add(fmt::format("$median{} using 1:2 with linespoints pt 5 ps 1.2 lw 3 lc rgb '{}' title '{}median'", k, colour,
+                            plot::plain_title(name)));
+        }
+        if (!doc[0].empty()) {
+            script += plot::data_block(fmt::format("doc{}", k), doc);
+            add(fmt::format("$doc{} using 1:2 with points pt 12 ps 2.5 lw 2.5 lc rgb 'black' title '{}the document'", k,
+                            plot::plain_title(name)));
+        }
+        if (!bound[0].empty()) {
+            script += plot::data_block("bound", bound);
+            add("$bound using 1:2 with lines dt 2 lw 2 lc rgb '#555555' title 'best m+1 linear pieces (PWL bound)'");
+        }
+    }
+    if (plots.empty() || widths.empty()) return;
+    // Axes exactly the data's range, a little room so no marker touches
+    // the frame; ticks at the swept widths; whole decades on y.
+    const double x_lo = *widths.begin(), x_hi = *widths.rbegin();
+    std::string xtics;
+    for (const double m : widths) xtics += fmt::format("{}'{}' {:.9g}", xtics.empty() ? "" : ", ", m, m);
+    std::string head = plot::header(fmt::format("{} fitted by 1-m-1 nets: RMSE against width over {}", plan.runs.front().string("target"),
+                                                report::counted(plan.seeds.size(), "seed")),
+                                    "hidden units m", "RMSE (log scale)");
+    head += fmt::format("set logscale x 2\nset logscale y\nset xrange [{:.9g}:{:.9g}]\nset yrange [{:.9g}:{:.9g}]\nset xtics ({})\n",
+                        x_lo / 1.25, x_hi * 1.25, lo / 1.5, hi * 1.5, xtics);
+    plot::render(head + script + "plot " + plots + "\n", (std::filesystem::path(dir) / "rmse.svg").string());
 }
 
 }  // namespace
@@ -153,10 +237,10 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
         const std::string unit = mixed ? fmt::format("{} m={}", nn::to_string(fits[i].activation), widths[i])
                                        : fmt::format("m={}", widths[i]);
         const std::string label = fmt::format("{}: RMSE {:.3g} (seed {})", unit, fits[i].rmse, seeds[i]);
-        plots += fmt::format(", $curves using 1:{} with lines lw 2 lc {} title '{}'", i + 3, i % 8 + 1, plot::plain_title(label));
+        plots += fmt::format(", $curves using 1:{} with lines lw 2 lc {} title '{}'", i + 3, i % plot::kPaletteSize + 1, plot::plain_title(label));
         if (!kx.empty()) {
             script += plot::data_block(fmt::format("kinks{}", i), {kx, ky});
-            plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 1 lc {} notitle", i, i % 8 + 1);
+            plots += fmt::format(", $kinks{} using 1:2 with points pt 9 ps 1 lc {} notitle", i, i % plot::kPaletteSize + 1);
             script += fmt::format("set ytics add ('{} kinks' {:.9g})\n", plot::plain_title(unit), ky.front());
         }
     }
@@ -196,8 +280,10 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
         plots += fmt::format(", $ramps using 1:{} with lines dt 2 lw 1.5 lc rgb '{}' {}", j + 4, plot::distinct_colour(j, units),
                              units <= 16 ? fmt::format("title 'unit {}'", j + 1) : (j == 0 ? fmt::format("title '{} units'", units) : "notitle"));
     plot::render(script + plots + "\n", ramps_svg);
-    for (const auto& t : tables)
+    for (const auto& t : tables) {
         if (t.name() == "curves") plot_curves(plan, t, dir);
+        if (t.name() == "width") plot_rmse(plan, *runs, t, dir);
+    }
 }
 
 }  // namespace ffn::experiments::width_sweep
