@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 namespace ffn::experiments::toy_superposition {
 
 namespace {
-
-constexpr int kPoints = 1024;  // midpoint rule over the feature's own value
 
 double relu(double v) { return v > 0 ? v : 0; }
 
@@ -36,18 +35,36 @@ double over_other(double x, double z, double s) {
     return x * x * (1 - (y2 - y1)) + (cube1 - cube2) / (3 * s);
 }
 
+// The integral over [0, 1] of f, a polynomial of degree at most 5 between
+// the kinks `kinks`: Gauss and Legendre's three nodes on each piece, which
+// are exact for such a polynomial.
+template <class F>
+double piecewise_integral(const F& f, std::array<double, 2> kinks) {
+    for (double& k : kinks) k = k > 0 && k < 1 ? k : 1;  // a kink outside (0, 1), or none (NaN), splits nothing
+    std::sort(kinks.begin(), kinks.end());
+    constexpr double kNode = 0.7745966692414834;  // sqrt(3/5)
+    double sum = 0, from = 0;
+    for (const double to : {kinks[0], kinks[1], 1.0}) {
+        if (!(to > from)) continue;
+        const double mid = (from + to) / 2, half = (to - from) / 2;
+        sum += half * (5 * f(mid - half * kNode) + 8 * f(mid) + 5 * f(mid + half * kNode)) / 9;
+        from = to;
+    }
+    return sum;
+}
+
 // E[e^2] of one feature whose output is ReLU(u x + s y + beta), x its own
-// value and y the other's, each active with probability p.
+// value and y the other's, each active with probability p. Over x the
+// error is piecewise quadratic (alone) or cubic (with y integrated out),
+// kinked where u x + beta crosses 0 and -s: integrated exactly on the
+// pieces. (For |s| < 1e-3, over_other's own midpoint rule adds kinks
+// between those two, within 1e-3 / u of each other.)
 double feature_error(double u, double s, double beta, double p) {
     const double q = 1 - p;
-    double own_alone = 0, both = 0;
-    for (int i = 0; i < kPoints; ++i) {
-        const double x = (i + 0.5) / kPoints;
-        own_alone += (x - relu(u * x + beta)) * (x - relu(u * x + beta));
-        both += over_other(x, u * x + beta, s);
-    }
-    own_alone /= kPoints;
-    both /= kPoints;
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    const std::array<double, 2> kinks = u != 0 ? std::array<double, 2>{-beta / u, (-beta - s) / u} : std::array<double, 2>{none, none};
+    const double own_alone = piecewise_integral([&](double x) { return (x - relu(u * x + beta)) * (x - relu(u * x + beta)); }, kinks);
+    const double both = piecewise_integral([&](double x) { return over_other(x, u * x + beta, s); }, kinks);
     return q * (q * relu(beta) * relu(beta) + p * over_other(0, beta, s)) + p * (q * own_alone + p * both);
 }
 

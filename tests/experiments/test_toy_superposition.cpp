@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -116,10 +117,33 @@ TEST_CASE("toy_superposition: the two-in-one loss is exact for the paper's candi
     for (const double sparsity : {0.0, 0.5, 0.9, 0.99})
         for (const double i1 : {0.1, 1.25, 10.0}) {
             const double p = 1 - sparsity, var = p / 3 - p * p / 4;
-            CHECK(two_in_one_loss({1, 0, 0, p / 2}, i1, sparsity) == doctest::Approx(i1 * var / 2).epsilon(1e-6));
-            CHECK(two_in_one_loss({0, 1, p / 2, 0}, i1, sparsity) == doctest::Approx(var / 2).epsilon(1e-6));
-            CHECK(two_in_one_loss({1, -1, 0, 0}, i1, sparsity) == doctest::Approx((1 + i1) * p * p / 12).epsilon(1e-6));
+            CHECK(two_in_one_loss({1, 0, 0, p / 2}, i1, sparsity) == doctest::Approx(i1 * var / 2).epsilon(1e-12));
+            CHECK(two_in_one_loss({0, 1, p / 2, 0}, i1, sparsity) == doctest::Approx(var / 2).epsilon(1e-12));
+            CHECK(two_in_one_loss({1, -1, 0, 0}, i1, sparsity) == doctest::Approx((1 + i1) * p * p / 12).epsilon(1e-12));
         }
+    // Away from the candidates, with kinks inside (0, 1) in both features:
+    // against the loss written out as a sum over which features are active
+    // and a midpoint rule on a 1000 x 1000 grid (its error with a kink is
+    // about 1e-7 here).
+    const auto brute = [](std::array<double, 4> p, double i1, double sparsity) {
+        constexpr int kGrid = 1000;
+        const double d = 1 - sparsity;
+        const auto error = [&](double x0, double x1) {
+            const double h = p[0] * x0 + p[1] * x1;
+            const double e0 = x0 - std::max(0.0, p[0] * h + p[2]), e1 = x1 - std::max(0.0, p[1] * h + p[3]);
+            return 0.5 * (e0 * e0 + i1 * e1 * e1);
+        };
+        double both = 0, first = 0, second = 0;
+        for (int i = 0; i < kGrid; ++i) {
+            const double x = (i + 0.5) / kGrid;
+            first += error(x, 0) / kGrid, second += error(0, x) / kGrid;
+            for (int j = 0; j < kGrid; ++j) both += error(x, (j + 0.5) / kGrid) / (double(kGrid) * kGrid);
+        }
+        return d * d * both + d * (1 - d) * (first + second) + (1 - d) * (1 - d) * error(0, 0);
+    };
+    for (const auto& w : {std::array<double, 4>{1.1, 0.6, -0.3, 0.1}, std::array<double, 4>{0.9, -1.2, 0.05, -0.4}})
+        for (const double sparsity : {0.0, 0.8})
+            CHECK(two_in_one_loss(w, 2.0, sparsity) == doctest::Approx(brute(w, 2.0, sparsity)).epsilon(1e-6));
     // The least loss in a region is at most the candidate's.
     const TwoInOne dense = two_in_one_optimum(0.1, 0.0);
     CHECK(dense.phase == "feature 0 dedicated");
