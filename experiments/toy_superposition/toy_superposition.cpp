@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <numbers>
 #include <optional>
@@ -26,8 +25,8 @@
 #include "core/math.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "experiments/support/plot.h"
 #include "experiments/support/run.h"
+#include "experiments/toy_superposition/plot.h"
 #include "experiments/toy_superposition/two_in_one.h"
 #include "report/text.h"
 #include "runner/experiment.h"
@@ -431,94 +430,6 @@ std::vector<report::Table> aggregate_toy(runner::Aggregation& a) {
         geometry.add_row(std::move(row));
     }
     return {points, geometry, runs, features};
-}
-
-// --plot: for m = 2, the columns of W of one seed per sparsity, one panel
-// each (columns.svg); for two features in one dimension, the phase diagram
-// (phase_diagram.svg); always, each feature's dimensionality D_i against
-// 1 / (1 - S), all seeds (dimensionality.svg).
-void plot_toy(const runner::Plan& plan, const std::vector<report::Table>& tables, const std::string& dir,
-              const runner::PlotChoice& choice) {
-    namespace fs = std::filesystem;
-    fs::create_directories(dir);
-    const report::Table& features = plot::find_table(tables, "features", "toy_superposition");
-    const report::Table& points = plot::find_table(tables, "points", "toy_superposition");
-    const auto n = plan.runs.front().integer("features"), m = plan.runs.front().integer("hidden");
-    const std::vector<double> seed = plot::numbers(features, "seed"), dims = plot::numbers(features, "dimensionality");
-    const bool swept_sparsity = features.find_column("sparsity").has_value();
-    const std::vector<double> sparsity = swept_sparsity ? plot::numbers(features, "sparsity")
-                                                         : std::vector<double>(seed.size(), plan.runs.front().number("sparsity"));
-    const double drawn_seed = static_cast<double>(choice.seed ? *choice.seed : plan.seeds.front());
-    if (choice.seed && std::find(plan.seeds.begin(), plan.seeds.end(), *choice.seed) == plan.seeds.end())
-        throw Error(fmt::format("--plot-seed {}: the sweep ran seeds {}", *choice.seed, fmt::join(plan.seeds, ", ")));
-
-    if (m == 2) {
-        // One panel per point of the grid (its swept values but the seed),
-        // in grid order.
-        std::vector<std::string> label(seed.size()), values;
-        for (std::size_t r = 0; r < seed.size(); ++r) {
-            for (const auto& key : plan.swept_keys)
-                if (key != "seed")
-                    label[r] += (label[r].empty() ? "" : ", ") + (key == "sparsity" ? std::string("S") : key) + " = " +
-                                report::format_cell(features.at(r, key), 6);
-            if (label[r].empty()) label[r] = "S = " + report::number_text(sparsity[r]);
-            if (seed[r] == drawn_seed && std::find(values.begin(), values.end(), label[r]) == values.end()) values.push_back(label[r]);
-        }
-        const std::vector<double> w0 = plot::numbers(features, "w_0"), w1 = plot::numbers(features, "w_1");
-        const std::vector<double> feature = plot::numbers(features, "feature");
-        const std::size_t across = std::min<std::size_t>(3, values.size()), down = (values.size() + across - 1) / across;
-        std::string body = "set multiplot layout " + std::to_string(down) + "," + std::to_string(across) + " title '" +
-                           plot::plain_title(fmt::format("columns W_i of W, n = {} features in m = 2 dimensions, seed {}", n,
-                                                         static_cast<std::uint64_t>(drawn_seed))) + "'\n" +
-                           "set size ratio -1\nset xrange [-1.4:1.4]\nset yrange [-1.4:1.4]\nunset key\nunset xtics\nunset ytics\n"
-                           "set object 1 circle at 0,0 size 1 fs empty border rgb '#BBBBBB'\n";
-        for (const std::string& v : values) {
-            std::vector<std::vector<double>> cols(5);
-            for (std::size_t r = 0; r < seed.size(); ++r)
-                if (seed[r] == drawn_seed && label[r] == v) {
-                    cols[0].push_back(0);
-                    cols[1].push_back(0);
-                    cols[2].push_back(w0[r]);
-                    cols[3].push_back(w1[r]);
-                    cols[4].push_back(feature[r] + 1);
-                }
-            body += "set title '" + plot::plain_title(v) + "'\n" +
-                    plot::data_block("w", cols) + "plot $w using 1:2:3:4:5 with vectors head filled lw 3 lc variable\n";
-        }
-        body += "unset multiplot\n";
-        plot::render(plot::header("", "", "") + body, (fs::path(dir) / "columns.svg").string());
-    }
-
-    if (n == 2 && m == 1 && points.find_column("importance_decay") && points.find_column("sparsity")) {
-        const std::vector<std::string> classes = {"feature 0 dedicated", "feature 1 dedicated", "antipodal", "both, same side", "none"};
-        const std::vector<double> r = plot::numbers(points, "importance_decay"), sp = plot::numbers(points, "sparsity");
-        std::vector<std::vector<double>> by_class(classes.size() * 2);
-        for (std::size_t i = 0; i < points.row_count(); ++i) {
-            const auto& o = std::get<std::string>(points.at(i, "outcome"));
-            const auto k = static_cast<std::size_t>(std::find(classes.begin(), classes.end(), o) - classes.begin());
-            if (k == classes.size()) continue;
-            by_class[2 * k].push_back(r[i]);
-            by_class[2 * k + 1].push_back(1 - sp[i]);
-        }
-        std::string body = "set logscale xy\nset offsets graph 0.04, graph 0.04, graph 0.04, graph 0.04\n";
-        std::string plots = "plot ";
-        for (std::size_t k = 0; k < classes.size(); ++k) {
-            if (by_class[2 * k].empty()) continue;
-            body += plot::data_block("c" + std::to_string(k), {by_class[2 * k], by_class[2 * k + 1]});
-            plots += (plots == "plot " ? "" : ", ") + fmt::format("$c{} using 1:2 with points pt 5 ps 3 lc {} title '{}'", k, k + 1, classes[k]);
-        }
-        plot::render(plot::header("two features in one dimension: the phase of the lowest-loss model of each point",
-                                  "relative importance of feature 1 (importance_decay)", "feature density 1 - S") +
-                         body + plots + "\n",
-                     (fs::path(dir) / "phase_diagram.svg").string());
-    }
-
-    std::vector<double> x;
-    for (const double v : sparsity) x.push_back(1 / (1 - v));
-    plot::render(plot::header("per-feature dimensionality D_i, every feature and seed", "1 / (1 - S)", "D_i") +
-                     "set logscale x\nset yrange [0:1.1]\n" + plot::data_block("d", {x, dims}) +
-                     "plot $d using 1:2 with points pt 7 ps 0.8 lc 1 title 'D_i'\n",
-                 (fs::path(dir) / "dimensionality.svg").string());
 }
 
 }  // namespace
