@@ -13,6 +13,7 @@
 
 #include "analysis/units.h"
 #include "core/stats.h"
+#include "experiments/planted_features/plot.h"
 #include "experiments/support/planted_task.h"
 #include "runner/experiment.h"
 #include "train/fit.h"
@@ -41,7 +42,9 @@ Cell count_cell(const std::optional<std::size_t>& v) { return v ? Cell{static_ca
 const std::vector<Metric> kMetrics = {
     {"firing", false, ColumnType::real, [](const UnitProfile& u) { return Cell{u.firing}; }},
     {"selectivity", true, ColumnType::real, [](const UnitProfile& u) { return u.selectivity ? Cell{*u.selectivity} : Cell{}; }},
-    {"features", false, ColumnType::integer, [](const UnitProfile& u) { return count_cell(u.features); }},
+    // Not "features": that is the swept key of the planted directions, which
+    // the per-unit table must still show beside it.
+    {"features_per_unit", false, ColumnType::integer, [](const UnitProfile& u) { return count_cell(u.features); }},
     {"alignment", true, ColumnType::real, [](const UnitProfile& u) { return Cell{u.alignment}; }},
 };
 
@@ -173,6 +176,7 @@ runner::ExperimentKind make() {
             .validate = [](const runner::Plan& plan) { planted::refuse_bad_tasks(plan); },
             .run = run_planted,
             .aggregate = aggregate,
+            .plot = plot_planted,
             .cost = planted::training_cost};
 }
 

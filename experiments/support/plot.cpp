@@ -124,6 +124,14 @@ std::vector<double> numbers(const report::Table& table, const std::string& colum
     return out;
 }
 
+std::string point_label(const runner::Plan& plan, const report::Table& table, std::size_t row, bool with_keys) {
+    std::string label;
+    for (const auto& key : plan.swept_keys)
+        if (key != "seed" && table.find_column(key))
+            label += (label.empty() ? "" : " ") + (with_keys ? key + "=" : "") + report::format_cell(table.at(row, key), 6);
+    return label;
+}
+
 const report::Table& find_table(const std::vector<report::Table>& tables, const std::string& name, const std::string& kind) {
     for (const auto& t : tables)
         if (t.name() == name) return t;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/table.h"
+#include "runner/config.h"
 
 namespace ffn::experiments::plot {
 
@@ -48,6 +49,11 @@ std::string distinct_colour(std::size_t i, std::size_t count);
 
 // The numbers of `column` of `table`, nulls as NaN (gnuplot leaves a gap).
 std::vector<double> numbers(const report::Table& table, const std::string& column);
+
+// The point of the grid that row `row` of `table` belongs to, as its swept
+// values but the seed ("features=10 target=abs", or "10 abs" without the
+// keys, for a tick); "" when only seeds vary.
+std::string point_label(const runner::Plan& plan, const report::Table& table, std::size_t row, bool with_keys = true);
 
 // The table named `name` among `tables`; throws naming the kind otherwise.
 const report::Table& find_table(const std::vector<report::Table>& tables, const std::string& name, const std::string& kind);

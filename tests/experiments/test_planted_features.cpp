@@ -35,7 +35,7 @@ TEST_CASE("planted_features: without training, the trained units are the initial
     const auto& runs = table(result, "runs");
     REQUIRE(runs.row_count() == 3);
     for (std::size_t r = 0; r < 3; ++r) {
-        for (const char* metric : {"firing", "selectivity", "features", "alignment"})
+        for (const char* metric : {"firing", "selectivity", "features_per_unit", "alignment"})
             CHECK(runs.at(r, std::string(metric) + "_init") == runs.at(r, std::string(metric) + "_trained"));
         CHECK(runs.at(r, "learned") == Cell{false});  // an untrained model does worse than the mean
     }
@@ -45,10 +45,21 @@ TEST_CASE("planted_features: without training, the trained units are the initial
         for (std::size_t j = 0; j < 80; ++j) CHECK(units.at(r + j, "selectivity") == units.at(r + 80 + j, "selectivity"));
     const auto& t = table(result, "init_vs_trained");
     REQUIRE(t.row_count() == 4);
-    for (const char* metric : {"firing", "selectivity", "features", "alignment"}) {
+    for (const char* metric : {"firing", "selectivity", "features_per_unit", "alignment"}) {
         CHECK(num(t, row_of(t, metric), "seeds") == 0);
         CHECK(num(t, row_of(t, metric), "not_learned") == 3);
     }
+}
+
+TEST_CASE("planted_features: the per-unit table names each unit's point, the number of planted features among it") {
+    // A metric once shared the swept key's name, and the units table then
+    // showed the metric where the point's features should have been.
+    const auto result = run_config("planted_features.json", {"sweep.target=[\"abs\"]", "sweep.activation=[\"relu\"]", "seeds=[0]", "steps=0"});
+    const auto& units = table(result, "units");
+    REQUIRE(units.row_count() == 2 * 2 * 80);  // points x stages x units
+    CHECK(units.at(0, "features") == Cell{std::int64_t{10}});
+    CHECK(units.at(units.row_count() - 1, "features") == Cell{std::int64_t{40}});
+    CHECK(units.find_column("features_per_unit").has_value());
 }
 
 TEST_CASE("planted_features: every unit has a firing share and an alignment, selectivity only where a probe moves it") {
@@ -59,7 +70,7 @@ TEST_CASE("planted_features: every unit has a firing share and an alignment, sel
     CHECK(num(t, row_of(t, "firing"), "init_units") == 3 * 80);
     CHECK(num(t, row_of(t, "alignment"), "trained_units") == 3 * 80);
     CHECK(num(t, row_of(t, "selectivity"), "init_units") <= 3 * 80);
-    CHECK(t.at(row_of(t, "selectivity"), "init_units") == t.at(row_of(t, "features"), "init_units"));
+    CHECK(t.at(row_of(t, "selectivity"), "init_units") == t.at(row_of(t, "features_per_unit"), "init_units"));
 }
 
 TEST_CASE("planted_features: trained on |strength| without superposition, ReLU units become selective in every seed") {
@@ -67,7 +78,7 @@ TEST_CASE("planted_features: trained on |strength| without superposition, ReLU u
     sets.push_back("steps=1500");
     const auto result = run_config("planted_features.json", sets);
     const auto& t = table(result, "init_vs_trained");
-    const std::size_t sel = row_of(t, "selectivity"), feat = row_of(t, "features");
+    const std::size_t sel = row_of(t, "selectivity"), feat = row_of(t, "features_per_unit");
     CHECK(num(t, sel, "seeds_moved") == 3);
     CHECK(num(t, sel, "trained_median") > 1.5 * num(t, sel, "init_median"));  // 0.25 -> 0.55 in 1500 steps
     CHECK(num(t, feat, "trained_median") == 1);
