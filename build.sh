@@ -9,6 +9,9 @@
 #   ./build.sh check  the same set-up, then `ffn-lab check` over every bundled config
 #   ./build.sh fuzz [SECONDS]  each libFuzzer harness for SECONDS (600), its
 #                     corpus kept in build-sanitize/fuzz-corpus
+#   ./build.sh figures  the same set-up, then the README's gallery: each
+#                     bundled config that has one draws its figure (--plot),
+#                     copied to experiments/<kind>/figures/
 set -eu
 cd "$(dirname "$0")"
 
@@ -210,6 +213,28 @@ case "${1:-}" in
         build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=OFF
         ./build/ffn-lab check
         ;;
+    figures)
+        install_missing
+        build build -DFFNLAB_WERROR=ON -DFFNLAB_TESTS=OFF
+        # config, the figures it draws for the gallery, their kind's folder
+        while read -r config names kind; do
+            out=build/figures/$config
+            rm -rf "$out"
+            ./build/ffn-lab sweep "$config" -q --plot "$out" > /dev/null
+            mkdir -p "experiments/$kind/figures"
+            for name in $(echo "$names" | tr , ' '); do
+                cp "$out/$name.png" "experiments/$kind/figures/$name.png"
+                echo "build.sh: experiments/$kind/figures/$name.png from configs/$config.json"
+            done
+        done <<'FIGURES'
+width rmse,ramps width_sweep
+tms_pentagon columns toy_superposition
+tms_features norms toy_superposition
+tms_geometry dimensionality toy_superposition
+tms_phase phase_diagram toy_superposition
+planted_features init_vs_trained planted_features
+FIGURES
+        ;;
     fuzz)
         seconds=${2:-600}
         # libFuzzer reads 0 (and anything it cannot parse) as "no limit".
@@ -221,7 +246,7 @@ case "${1:-}" in
         fuzz "$seconds"
         ;;
     *)
-        echo "usage: ./build.sh run|test|check|fuzz [SECONDS]" >&2
+        echo "usage: ./build.sh run|test|check|figures|fuzz [SECONDS]" >&2
         exit 2
         ;;
 esac

@@ -99,3 +99,31 @@ TEST_CASE("README's default --out folder is the one sweep makes") {
     CHECK(r.str().find("results/width/YYYYMMDD-HHMMSS/ (UTC)") != std::string::npos);
     CHECK(std::regex_search(r.str(), std::regex(R"(ffn-lab diff results/width/\d{8}-\d{6} results/width/\d{8}-\d{6})")));
 }
+
+// A README's link to a file of the repository (a figure, another README,
+// a config) names a file that is there: a figure moved or a folder renamed
+// leaves no broken image or link behind.
+TEST_CASE("every README's links to files of the repository resolve") {
+    const fs::path root = ffn::test::source_path("");
+    std::vector<fs::path> readmes = {root / "README.md"};
+    for (const char* folder : {"experiments", "lib", "app", "configs", "tests"})
+        for (const auto& e : fs::recursive_directory_iterator(root / folder))
+            if (e.is_regular_file() && e.path().extension() == ".md") readmes.push_back(e.path());
+    const std::regex link(R"(\]\(([^)#\s]+)(#[^)]*)?\))");
+    std::size_t checked = 0;
+    for (const auto& readme : readmes) {
+        std::ifstream in(readme);
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string s = text.str();
+        for (auto it = std::sregex_iterator(s.begin(), s.end(), link); it != std::sregex_iterator(); ++it) {
+            const std::string target = (*it)[1].str();
+            if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+            ++checked;
+            CAPTURE(readme.string());
+            CAPTURE(target);
+            CHECK(fs::exists(readme.parent_path() / target));
+        }
+    }
+    CHECK(checked > 10);  // the links were found
+}
