@@ -233,6 +233,7 @@ tms_features norms toy_superposition
 tms_geometry dimensionality toy_superposition
 tms_phase phase_diagram toy_superposition
 planted_features init_vs_trained planted_features
+unit_contrast contrasts unit_contrast
 FIGURES
         ;;
     fuzz)

@@ -115,6 +115,14 @@ std::string distinct_colour(std::size_t i, std::size_t count) {
     return fmt::format("#{:02X}{:02X}{:02X}", byte(r), byte(g), byte(b));
 }
 
+double nice_step(double at_least) {
+    if (!(at_least > 0) || !std::isfinite(at_least)) return 1;
+    const double power = std::pow(10.0, std::floor(std::log10(at_least)));
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * power >= at_least) return m * power;
+    return 10 * power;
+}
+
 std::vector<double> numbers(const report::Table& table, const std::string& column) {
     std::vector<double> out;
     for (std::size_t r = 0; r < table.row_count(); ++r) {

@@ -47,6 +47,10 @@ std::string header(const std::string& title, const std::string& xlabel, const st
 // lasts; past it, hues spread so that no two lines share a colour.
 std::string distinct_colour(std::size_t i, std::size_t count);
 
+// 1, 2 or 5 times a power of ten, the nearest at or above `at_least`: a
+// tick step a reader takes in at a glance.
+double nice_step(double at_least);
+
 // The numbers of `column` of `table`, nulls as NaN (gnuplot leaves a gap).
 std::vector<double> numbers(const report::Table& table, const std::string& column);
 

@@ -21,6 +21,7 @@
 #include "core/stats.h"
 #include "experiments/support/planted_task.h"
 #include "experiments/support/real_layer.h"
+#include "experiments/unit_contrast/unit_contrast.h"
 #include "runner/experiment.h"
 
 namespace ffn::experiments::unit_contrast {
@@ -183,8 +184,10 @@ void refuse_bad_settings(const runner::Run& r) {
                                 r.integer("top"), held_a, held_b, floor, alpha));
 }
 
+// Computes a run: its `run` and `chosen` tables, and with every_unit a
+// third, `units`, each unit's contrasts (for the figure).
 template <class T>
-std::vector<report::Table> compute(const runner::Run& run) {
+std::vector<report::Table> compute(const runner::Run& run, bool every_unit = false) {
     // The model: trained on the planted task, or read from `weights` (then
     // the task's keys are not used and there is no ground truth): a
     // checkpoint's layer by its layout, or a d-m-d MLP by ffn-lab's or
@@ -231,9 +234,15 @@ std::vector<report::Table> compute(const runner::Run& run) {
     for (const char* c : kCounts) r.add_column(c, ColumnType::integer);
     r.add_column("planted_units", ColumnType::integer).add_column("identity_error", ColumnType::real, 3);
     const Cell nmse = task && fit.usable ? Cell{fit.nmse} : Cell{};
+    report::Table units("units");
+    units.add_column("unit", ColumnType::integer).add_column("contrast_discovery", ColumnType::real, 4);
+    units.add_column("contrast_held_out", ColumnType::real, 4).add_column("rank", ColumnType::integer);
+    units.add_column("survived", ColumnType::boolean).add_column("reads_feature", ColumnType::boolean);
+    units.add_key("unit");
+    const auto tables = [&]() { return every_unit ? std::vector<report::Table>{r, chosen, units} : std::vector<report::Table>{r, chosen}; };
     if (!fit.learned) {  // nothing to inspect in a model that did not learn the task
         r.add_row({status, nmse, false, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
-        return {r, chosen};
+        return tables();
     }
 
     // The groups: inputs holding `feature` at a clear strength against
@@ -348,12 +357,29 @@ std::vector<report::Table> compute(const runner::Run& run) {
     const auto truth = [&](std::int64_t v) { return task ? Cell{v} : Cell{}; };
     r.add_row({status, nmse, true, static_cast<std::int64_t>(top), naive, significant, survived, truth(winners_planted),
                truth(survived_planted), truth(planted_units), std::isnan(identity_error) ? Cell{} : Cell{identity_error}});
-    return {r, chosen};
+    for (std::size_t j = 0; every_unit && j < m; ++j) {
+        const auto rank = std::find(order.begin(), order.end(), j);
+        const bool chosen_unit = rank != order.end();
+        const auto w = static_cast<std::size_t>(rank - order.begin());
+        units.add_row({static_cast<std::int64_t>(j), found.effect[j], again.effect[j],
+                       chosen_unit ? Cell{static_cast<std::int64_t>(w + 1)} : Cell{},
+                       chosen_unit ? chosen.at(w, "survived") : Cell{},
+                       task ? Cell{profile[j].best_feature && *profile[j].best_feature == k} : Cell{}});
+    }
+    return tables();
 }
 
 std::vector<report::Table> run_contrast(const runner::Run& run) {
     return with_dtype(run, [&]<class T>() { return compute<T>(run); });
 }
+
+}  // namespace
+
+std::vector<report::Table> run_with_every_unit(const runner::Run& run) {
+    return with_dtype(run, [&]<class T>() { return compute<T>(run, true); });
+}
+
+namespace {
 
 // Per swept point, summed over its seeds: the winners, how many pass the
 // corrected test on discovery, how many survive held out, and how many of
@@ -407,7 +433,7 @@ runner::ExperimentKind make() {
     runner::Schema schema;
     planted::add_keys(schema);
     schema.add({.path = "groups", .type = KeyType::string, .default_value = "feature", .choices = kGroups,
-                .help = "feature: inputs holding `feature` against inputs without it; random: both from the training inputs (a null); given: inputs_a against inputs_b"});
+                .help = "feature: inputs holding `feature` against inputs without it; random: both groups fresh draws from the training distribution (a null); given: inputs_a against inputs_b"});
     schema.add({.path = "inputs_a", .type = KeyType::matrix, .default_value = runner::Json::array(),
                 .help = "groups \"given\": group a's inputs, rows of d (at least 4: half for discovery, half held out)"});
     schema.add({.path = "inputs_b", .type = KeyType::matrix, .default_value = runner::Json::array(), .help = "groups \"given\": group b's inputs"});
@@ -438,6 +464,11 @@ runner::ExperimentKind make() {
                 },
             .run = run_contrast,
             .aggregate = aggregate,
+            .plot = plot_contrast,
+            .validate_plot_choice =
+                [](const runner::Plan&, const runner::PlotChoice& choice) {
+                    if (choice.width) throw Error("--plot-width: unit_contrast draws no per-width figure; --plot-seed picks the seed");
+                },
             // Training, then the three permutation tests over both splits.
             .cost = [](const runner::Run& r) {
                 return (r.string("weights").empty() ? planted::training_cost(r) : 0.0) + 4.0 * static_cast<double>(r.integer("permutations") * r.integer("group_samples") * r.integer("m"));

@@ -33,15 +33,6 @@ std::size_t median_run(const std::vector<std::size_t>& group, const report::Tabl
 
 std::string header(const std::string& title) { return plot::header(title, "x", "y"); }
 
-// 1, 2 or 5 times a power of ten, the nearest at or above `at_least`.
-double nice_step(double at_least) {
-    if (!(at_least > 0) || !std::isfinite(at_least)) return 1;
-    const double power = std::pow(10.0, std::floor(std::log10(at_least)));
-    for (const double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * power >= at_least) return m * power;
-    return 10 * power;
-}
-
 // curves.svg: per seed group, the median training MSE against the step
 // and the band of the middle half of the seeds (quartiles; a min-max band
 // of a hundred seeds is mostly its two outliers), log scale.
@@ -218,7 +209,7 @@ void plot_width_sweep(const runner::Plan& plan, const std::vector<report::Table>
     // The y axis: ticks over the target's range, and below it one row of
     // kinks per width, named where a tick label would be.
     const double span = y_hi - y_lo;
-    const double step = nice_step(span / 4);
+    const double step = plot::nice_step(span / 4);
     script += fmt::format("set ytics {:.9g}, {:.9g}, {:.9g}\nset yrange [{:.9g}:*]\n", std::floor(y_lo / step + 0.01) * step, step,
                           y_hi + step / 2, kink_row(fits.size()));
     script += plot::data_block("curves", cols);
