@@ -502,7 +502,7 @@ report::Table promise_table(const runner::Aggregation& a, const std::vector<Widt
         .add_column("kinks_median_minus_m", ColumnType::real, 3)
         .add_column("best_seed_gap", ColumnType::real, 3)
         .add_column("median_over_doc", ColumnType::real, 3)
-        .add_column("median_over_narrower", ColumnType::real, 3)
+        .add_column("median_over_narrower", ColumnType::real, 5)  // a plateau reads 0.99998, not 1
         .add_column("parts_missed", ColumnType::text);
     for (const WidthRow& w : rows) {
         const auto d = report::as_number(w.printed.rmse);
