@@ -2,7 +2,8 @@
 // stream (claims X2). Forward values z, h, Delta, y at the worked input; the
 // same pass with one hidden unit zeroed after the activation (a forward hook);
 // and, for a linear readout q, the predicted score change -h_j q.c_j beside
-// the change recomputed by ablating each unit j in turn.
+// the change recomputed by ablating each unit j in turn; and Delta taken
+// apart into each unit's write h_j c_j and the bias.
 #include "experiments/support/run.h"
 #include "report/text.h"
 #include "nn/mlp.h"
@@ -73,6 +74,22 @@ std::vector<report::Table> compute(const runner::Run& run) {
     fwd.add_row({"y with h" + j + "=0", report::vector_text(nn::row_of(y_ab))});
     fwd.add_row({"change in y", report::vector_text(nn::row_of(xt::eval(y_ab - y)))});
 
+    // What each unit writes, h_j c_j (c_j: column j of W_out), then their
+    // sum and the bias: Delta taken apart, so that units whose writes cancel
+    // in a coordinate show it (003: units 2 and 4 in the second).
+    report::Table writes("contributions");
+    writes.add_column("term", ColumnType::text).add_column("h_j", ColumnType::real).add_column("writes", ColumnType::text);
+    writes.add_key("term");
+    nn::Vector<T> all = xt::zeros<T>({d});
+    for (std::size_t u = 0; u < m; ++u) {
+        nn::Vector<T> c = xt::zeros<T>({d});
+        for (std::size_t i = 0; i < d; ++i) c(i) = h(0, u) * mlp.layers[1].weight(i, u);
+        all += c;
+        writes.add_row({"unit " + std::to_string(u + 1), static_cast<double>(h(0, u)), report::vector_text(c)});
+    }
+    writes.add_row({std::string("all units"), report::Cell{}, report::vector_text(all)});
+    writes.add_row({std::string("b_out"), report::Cell{}, report::vector_text(mlp.layers[1].bias)});
+
     report::Table readout("readout");
     readout.add_column("unit", ColumnType::integer)
         .add_column("h_j", ColumnType::real)
@@ -91,7 +108,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
                          static_cast<double>(predicted), static_cast<double>(recomputed),
                          static_cast<double>(std::abs(predicted - recomputed))});
     }
-    return {fwd, readout};
+    return {fwd, writes, readout};
 }
 
 std::vector<report::Table> run_ablation(const runner::Run& run) {
@@ -126,7 +143,7 @@ runner::ExperimentKind make() {
     return {.name = "residual_ablation",
             .description = "doc 003's hand-built residual MLP: forward, unit ablation, readout shortcut",
             .schema = std::move(schema),
-            .headlines = {{"forward", {"quantity", "value"}}, {"readout", {"unit", "predicted_change", "recomputed_change", "abs_difference"}}},
+            .headlines = {{"forward", {"quantity", "value"}}, {"contributions", {"term", "h_j", "writes"}}, {"readout", {"unit", "predicted_change", "recomputed_change", "abs_difference"}}},
             .run = run_ablation,
             .random = false};
 }

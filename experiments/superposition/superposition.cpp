@@ -7,6 +7,7 @@
 // each feature active with probability p at a strength ~ U(0, 1), the exact
 // probability that the readout recovers the input beside a seeded Monte
 // Carlo estimate, and the mean squared reconstruction error per input.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "report/text.h"
@@ -168,8 +170,49 @@ report::Table sparsity_table(const runner::Run& run) {
     return t;
 }
 
+// 003: "in a large space, many directions can be weakly overlapping without
+// being exactly orthogonal". Per dimension d, ratio x d directions drawn
+// uniformly on the sphere (normalised Gaussians), and over every pair the
+// median and the largest |cos|; beside them the Welch bound, the least
+// largest |cos| that any n unit vectors in d dimensions can reach,
+// sqrt((n - d) / (d (n - 1))). The triangle of three in two has 1/2.
+report::Table overlap_table(const runner::Run& run) {
+    report::Table t("overlap");
+    t.add_column("d", ColumnType::integer)
+        .add_column("directions", ColumnType::integer)
+        .add_column("median_abs_cos", ColumnType::real, 4)
+        .add_column("max_abs_cos", ColumnType::real, 4)
+        .add_column("welch_bound", ColumnType::real, 4);
+    const auto ratio = static_cast<std::size_t>(run.integer("overlap_ratio"));
+    for (const double dim : run.numbers("overlap_dims")) {
+        const auto d = static_cast<std::size_t>(dim), n = ratio * d;
+        // One stream per (seed, d): adding a dimension keeps the others' draws.
+        Rng rng = Rng::stream(run.seed, fnv1a64("d=" + std::to_string(d)), "overlap");
+        std::vector<double> v(n * d);
+        for (std::size_t i = 0; i < n; ++i) {
+            double norm2 = 0;
+            for (std::size_t k = 0; k < d; ++k) norm2 += (v[i * d + k] = rng.normal()) * v[i * d + k];
+            const double norm = std::sqrt(norm2);
+            for (std::size_t k = 0; k < d; ++k) v[i * d + k] /= norm;
+        }
+        std::vector<double> cosines;
+        cosines.reserve(n * (n - 1) / 2);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = i + 1; j < n; ++j) {
+                double dot = 0;
+                for (std::size_t k = 0; k < d; ++k) dot += v[i * d + k] * v[j * d + k];
+                cosines.push_back(std::fabs(dot));
+            }
+        const double largest = *std::max_element(cosines.begin(), cosines.end());
+        const double nd = static_cast<double>(n), dd = static_cast<double>(d);
+        t.add_row({static_cast<std::int64_t>(d), static_cast<std::int64_t>(n), median(std::move(cosines)), largest,
+                   std::sqrt((nd - dd) / (dd * (nd - 1)))});
+    }
+    return t;
+}
+
 std::vector<report::Table> run_superposition(const runner::Run& run) {
-    return {readout_table(), orthogonal_table(), sparsity_table(run)};
+    return {readout_table(), orthogonal_table(), sparsity_table(run), overlap_table(run)};
 }
 
 // --plot: the sparsity trade-off against p: the exact probability of
@@ -208,10 +251,14 @@ runner::ExperimentKind make() {
                 .help = "each feature's probability of being active, one sparsity row each"});
     schema.add({.path = "samples", .type = KeyType::integer, .default_value = 1000000, .min = 1.0, .max = 1e8,
                 .help = "Monte Carlo inputs per probability"});
+    schema.add({.path = "overlap_dims", .type = KeyType::number_list, .default_value = Json::parse("[2, 10, 100, 1000]"),
+                .help = "dimensions d of the overlap table: random directions on the sphere, integers from 2 to 1000"});
+    schema.add({.path = "overlap_ratio", .type = KeyType::integer, .default_value = 2, .min = 2.0, .max = 4.0,
+                .help = "the overlap table draws ratio x d directions in d dimensions"});
     return {.name = "superposition",
             .description = "3 features in 2 dimensions: the ReLU readout, the orthogonal code, the sparsity trade-off",
             .schema = std::move(schema),
-            .headlines = {{"readout", {"case", "relu_exact", "linear_exact"}}, {"sparsity", {"p", "exact_probability", "mc_probability", "mse_relu", "mse_linear", "mse_affine", "relu_beats_affine"}}},
+            .headlines = {{"readout", {"case", "relu_exact", "linear_exact"}}, {"overlap", {"d", "directions", "median_abs_cos", "max_abs_cos", "welch_bound"}}, {"sparsity", {"p", "exact_probability", "mc_probability", "mse_relu", "mse_linear", "mse_affine", "relu_beats_affine"}}},
             .validate =
                 [](const runner::Plan& plan) {
                     for (const auto& run : plan.runs) {
@@ -220,6 +267,11 @@ runner::ExperimentKind make() {
                         for (const double p : run.numbers("probabilities"))
                             if (!(p >= 0 && p <= 1))
                                 throw Error("key 'probabilities': " + report::number_text(p) + " is not a probability in [0, 1]");
+                        // At most 1000 dimensions at ratio 4: 8e6 pairs, 64 MB of
+                        // cosines and about 8e9 multiply-adds.
+                        for (const double d : run.numbers("overlap_dims"))
+                            if (!(d >= 2 && d <= 1000 && d == std::floor(d)))
+                                throw Error("key 'overlap_dims': " + report::number_text(d) + " is not an integer from 2 to 1000");
                     }
                 },
             .run = run_superposition,
