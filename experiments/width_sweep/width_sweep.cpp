@@ -273,6 +273,8 @@ struct Promise {
     bool pass = false;
 };
 
+constexpr double kFallMargin = 0.01;
+
 Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, double previous_median) {
     const std::vector<double>&rmse = seeds.rmse, &kinks = seeds.kinks;
     Promise p;
@@ -285,7 +287,9 @@ Promise judge(std::int64_t m, const SeedResults& seeds, const Cell& doc_rmse, do
         p.a_seed_within_25 = std::any_of(rmse.begin(), rmse.end(), [&](double r) { return std::fabs(r - *d) <= 0.25 * *d; });
         p.median_within_2_5 = p.rmse_median <= 2.5 * *d && p.rmse_median >= *d / 2.5;
     }
-    if (!rmse.empty() && std::isfinite(previous_median)) p.rmse_falls = p.rmse_median < previous_median;
+    // A fall is a drop of at least kFallMargin: a median that moves in its
+    // fourth digit (a plateau) has not fallen, though '<' would say so.
+    if (!rmse.empty() && std::isfinite(previous_median)) p.rmse_falls = p.rmse_median < (1 - kFallMargin) * previous_median;
     p.pass = seeds.diverged == 0;
     for (const Cell* c : {&p.kinks_le_m, &p.median_kinks_ge_m3, &p.a_seed_within_25, &p.median_within_2_5, &p.rmse_falls})
         if (const bool* b = std::get_if<bool>(c)) p.pass = p.pass && *b;
