@@ -157,11 +157,38 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
             t.add_row(std::move(row));
         }
     }
+    // Firing is two clumps at init (a unit's bias sign decides whether it is
+    // almost never or almost always on), so a median says little: how many
+    // units of the seeds that learned sit below and above half, and how
+    // many between a quarter and three quarters, at init and trained.
+    report::Table clumps("firing_clumps");
+    a.add_swept_columns(clumps);
+    for (const char* stage : {"init", "trained"})
+        for (const char* c : {"below_half", "above_half", "between_quarters"}) clumps.add_column(fmt::format("{}_{}", stage, c), ColumnType::integer);
+    for (const auto& group : a.seed_groups()) {
+        std::int64_t counts[2][3] = {};
+        for (std::size_t i : group) {
+            if (a.per_run[i].front().at(0, "learned") != Cell{true}) continue;
+            const report::Table& u = a.per_run[i][1];
+            const std::size_t m = u.row_count() / 2;  // every unit at init, then every unit trained
+            for (std::size_t r = 0; r < u.row_count(); ++r) {
+                const auto f = report::as_number(u.at(r, "firing"));
+                if (!f) continue;
+                auto& c = counts[r < m ? 0 : 1];
+                ++c[*f < 0.5 ? 0 : 1];
+                c[2] += *f >= 0.25 && *f <= 0.75;
+            }
+        }
+        auto row = a.swept_cells(group.front());
+        for (const auto& stage : counts)
+            for (const std::int64_t c : stage) row.push_back(c);
+        clumps.add_row(std::move(row));
+    }
     report::Table runs = a.per_run_rows();
     // The per-unit rows, every run's, named by the swept values and the
     // seed (concatenated moves the runs' tables: it comes last).
     report::Table units = a.concatenated("units");
-    return {t, std::move(units), runs};
+    return {t, clumps, std::move(units), runs};
 }
 
 }  // namespace
