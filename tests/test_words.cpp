@@ -127,3 +127,42 @@ TEST_CASE("every README's links to files of the repository resolve") {
     }
     CHECK(checked > 10);  // the links were found
 }
+
+// The README's gallery is what `./build.sh figures` makes: the same list of
+// images (build.sh's FIGURES lines name each config, its figures and its
+// kind), each one committed.
+TEST_CASE("the README's gallery shows exactly the figures ./build.sh figures writes") {
+    const fs::path root = ffn::test::source_path("");
+    std::ifstream script(root / "build.sh");
+    std::string line;
+    std::vector<std::string> made;
+    bool in_list = false;
+    while (std::getline(script, line)) {
+        if (line.find("<<'FIGURES'") != std::string::npos) {
+            in_list = true;
+            continue;
+        }
+        if (line == "FIGURES") break;
+        if (!in_list) continue;
+        std::istringstream words(line);
+        std::string config, names, kind;
+        words >> config >> names >> kind;
+        std::istringstream each(names);
+        for (std::string name; std::getline(each, name, ',');) made.push_back("experiments/" + kind + "/figures/" + name + ".png");
+    }
+    std::ifstream in(root / "README.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string readme = text.str();
+    const std::regex image(R"(!\[[^\]]*\]\((experiments/[a-z_]+/figures/[a-z_]+\.png)\))");
+    std::vector<std::string> shown;
+    for (auto it = std::sregex_iterator(readme.begin(), readme.end(), image); it != std::sregex_iterator(); ++it) shown.push_back((*it)[1]);
+    std::sort(made.begin(), made.end());
+    std::sort(shown.begin(), shown.end());
+    CHECK(made.size() >= 5);
+    CHECK(shown == made);
+    for (const auto& png : made) {
+        CAPTURE(png);
+        CHECK(fs::exists(root / png));
+    }
+}

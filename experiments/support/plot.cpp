@@ -43,8 +43,9 @@ void render(const std::string& body, const std::string& output) {
                                "set output " + quoted(png) + "\n" + body + "unset output\n";  // not replot: it redraws a multiplot's last panel only
     // Through io::Coprocess, with no shell and a time limit: a gnuplot that
     // hangs is stopped, one that is missing was refused before the sweep
-    // (require_gnuplot).
-    io::Coprocess gnuplot({"gnuplot"}, {}, /*quiet=*/true);
+    // (require_gnuplot). Its warnings reach the user's terminal: a figure
+    // gnuplot warned about is likely wrong, and the tests ask for silence.
+    io::Coprocess gnuplot({"gnuplot"});
     gnuplot.write_line(script);
     const int status = gnuplot.finish();
     if (status != 0 || !std::filesystem::exists(svg) || !std::filesystem::exists(png))

@@ -1,7 +1,7 @@
 # Checks an SVG written by `sweep --plot`: an XML declaration and one <svg>
 # root that closes at the end, balanced <g> groups, and exactly COUNT legend
 # labels matching PATTERN (one per plotted series); and the PNG beside it
-# (the same name, .png): a PNG signature.
+# (the same name, .png): a PNG signature, 1600 x 1000, at least 20 kB.
 #   -DSVG=<file> -DPATTERN=<regex> -DCOUNT=<n>
 if(NOT EXISTS "${SVG}")
   message(FATAL_ERROR "${SVG} was not written")
@@ -29,4 +29,15 @@ endif()
 file(READ "${png}" signature LIMIT 8 HEX)
 if(NOT signature STREQUAL "89504e470d0a1a0a")
   message(FATAL_ERROR "${png}: not a PNG file (starts ${signature})")
+endif()
+# The PNG is for slides: 1600 x 1000 (IHDR's width and height, bytes 16-23),
+# and more than a blank frame (an empty 1600 x 1000 plot compresses to a few
+# kilobytes; every figure here draws at least 20).
+file(READ "${png}" ihdr OFFSET 16 LIMIT 8 HEX)
+if(NOT ihdr STREQUAL "00000640000003e8")
+  message(FATAL_ERROR "${png}: not 1600 x 1000 (IHDR width and height ${ihdr})")
+endif()
+file(SIZE "${png}" bytes)
+if(bytes LESS 20000)
+  message(FATAL_ERROR "${png}: ${bytes} bytes, too small for a drawn figure")
 endif()
