@@ -35,7 +35,8 @@ void open_in_browser(const std::string& url) {
 CLI::App* setup_serve(CLI::App& app, ServeOptions& o) {
     auto* cmd = app.add_subcommand("serve", "Document 002's \"Try it\": a page where a 1-m-1 net trains live (until Ctrl-C)");
     cmd->add_option("--port", o.server.port, "Port to listen on (0: any free one)")->check(CLI::Range(0, 65535));
-    cmd->add_option("--host", o.server.host, "Address to listen on; another than 127.0.0.1 lets other machines in");
+    cmd->add_option("--host", o.server.host,
+                    "Address to listen on, an IP address or localhost; one outside 127.0.0.0/8 and ::1 lets other machines in");
     cmd->add_flag("--open", o.open, "Open the page in the browser (xdg-open)");
     return cmd;
 }
@@ -46,7 +47,7 @@ int run_serve(const ServeOptions& o) {
                              : o.server.host.find(':') != std::string::npos ? "[" + o.server.host + "]"  // IPv6
                                                                              : o.server.host;
     const std::string url = "http://" + host + ":" + std::to_string(server.port()) + "/";
-    if (o.server.host != "127.0.0.1" && o.server.host != "localhost" && o.server.host != "::1")
+    if (!serve::is_loopback_host(o.server.host))
         std::cout << "ffn-lab serve: --host " << o.server.host
                   << ": any machine that reaches this address can use the page and this machine's cores\n";
     std::cout << "ffn-lab serve: " << url << " (Ctrl-C stops it)" << std::endl;

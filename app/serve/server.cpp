@@ -1,5 +1,8 @@
 #include "serve/server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cstdlib>
 #include <httplib.h>
 
@@ -49,7 +52,20 @@ const runner::KeySpec& width_sweep_key(const std::string& path) {
 
 }  // namespace
 
-Server::Server(const ServeOptions& options) : options_(options), http_(std::make_unique<httplib::Server>()) {
+bool is_loopback_host(const std::string& host) {
+    if (host == "localhost") return true;
+    in_addr v4{};
+    if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+    in6_addr v6{};
+    if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+        if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+        return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+    }
+    throw Error("--host '" + host + "': expected an IP address (127.0.0.1, ::1, 0.0.0.0, 192.168.1.5 ...) or localhost");
+}
+
+Server::Server(const ServeOptions& options)
+    : options_(options), http_(std::make_unique<httplib::Server>()), loopback_(is_loopback_host(options.host)) {
     // One thread per open event stream and a few for the requests around
     // them: several tabs at once, and never more than the sessions allow.
     http_->new_task_queue = [] { return new httplib::ThreadPool(kMaxSessions * kMaxStreams + 8); };
@@ -267,10 +283,16 @@ void Server::routes() {
     // server on a loopback address answers only to loopback names (which
     // a rebound DNS name is not).
     s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        // RFC 9112: a request with no Host, or with more than one, is a 400.
+        if (req.get_header_value_count("Host") != 1) {
+            refuse(res, 400, "a request takes exactly one Host header");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        // The loopback names, and the address it listens on (127.0.0.2, say).
         const std::string host = req.get_header_value("Host"), port = ":" + std::to_string(port_);
-        const bool loopback = options_.host == "127.0.0.1" || options_.host == "localhost" || options_.host == "::1";
-        if (loopback && host != "127.0.0.1" + port && host != "localhost" + port && host != "[::1]" + port) {
-            refuse(res, 403, "Host '" + host + "': this server answers to 127.0.0.1, localhost and [::1] only");
+        const std::string own = (options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host) + port;
+        if (loopback_ && host != "127.0.0.1" + port && host != "localhost" + port && host != "[::1]" + port && host != own) {
+            refuse(res, 403, "Host '" + host + "': this server answers to its own address, 127.0.0.1, localhost and [::1] only");
             return httplib::Server::HandlerResponse::Handled;
         }
         if (req.method == "POST" && !req.get_header_value("Content-Type").starts_with("application/json")) {

@@ -29,6 +29,12 @@ struct ServeOptions {
     double steps_per_second = 250;  // the pace of Train
 };
 
+// Whether `host`, an address to listen on, is this machine's loopback:
+// any of 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) or the name localhost.
+// Throws ffn::Error naming it when it is neither an IP address nor
+// localhost: a name would be resolved, and could resolve elsewhere.
+bool is_loopback_host(const std::string& host);
+
 class Server {
 public:
     // Binds the address; throws ffn::Error when it cannot (a port in use,
@@ -51,6 +57,7 @@ private:
     ServeOptions options_;
     std::unique_ptr<httplib::Server> http_;
     int port_ = 0;
+    bool loopback_ = true;  // answers loopback Host names only
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Session>> sessions_;
     std::uint64_t next_id_ = 0;

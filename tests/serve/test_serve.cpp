@@ -26,10 +26,10 @@ struct Running {
     serve::Server server;
     std::thread thread;
     httplib::Client client;
-    explicit Running(double steps_per_second = 250)
-        : server({.host = "127.0.0.1", .port = 0, .steps_per_second = steps_per_second}),
+    explicit Running(double steps_per_second = 250, const std::string& host = "127.0.0.1")
+        : server({.host = host, .port = 0, .steps_per_second = steps_per_second}),
           thread([this] { server.run(); }),
-          client("127.0.0.1", server.port()) {
+          client(host, server.port()) {
         client.set_read_timeout(30, 0);
     }
     ~Running() {
@@ -236,6 +236,37 @@ TEST_CASE("serve: hostile requests get a status, never the server: bytes not UTF
     const auto gone = r.client.Get(("/api/sessions/" + id + "/events").c_str());
     REQUIRE(gone);
     CHECK(gone->status == 404);
+}
+
+TEST_CASE("serve: loopback is an address, not a spelling - 127.0.0.2 keeps the Host check, two Host headers are a 400") {
+    CHECK(serve::is_loopback_host("127.0.0.1"));
+    CHECK(serve::is_loopback_host("127.1.2.3"));
+    CHECK(serve::is_loopback_host("::1"));
+    CHECK(serve::is_loopback_host("::ffff:127.0.0.1"));
+    CHECK(serve::is_loopback_host("localhost"));
+    CHECK_FALSE(serve::is_loopback_host("0.0.0.0"));
+    CHECK_FALSE(serve::is_loopback_host("128.0.0.1"));
+    CHECK_FALSE(serve::is_loopback_host("::"));
+    for (const char* bad : {"", "example.org", "127.0.0.1 ", "1.2.3"})
+        CHECK_THROWS_WITH_AS(serve::is_loopback_host(bad),
+                             ("--host '" + std::string(bad) + "': expected an IP address (127.0.0.1, ::1, 0.0.0.0, 192.168.1.5 ...) or localhost").c_str(),
+                             Error);
+    // Any address of 127.0.0.0/8 answers to its own name and the loopback
+    // names only: a rebound DNS name is refused.
+    Running r(250, "127.0.0.2");
+    const std::string port = ":" + std::to_string(r.server.port());
+    const auto rebound = r.client.Get("/api/options", {{"Host", "evil.example" + port}});
+    REQUIRE(rebound);
+    CHECK(rebound->status == 403);
+    for (const char* name : {"127.0.0.2", "127.0.0.1", "localhost"}) {
+        const auto own = r.client.Get("/api/options", {{"Host", std::string(name) + port}});
+        REQUIRE(own);
+        CHECK(own->status == 200);
+    }
+    httplib::Headers two = {{"Host", "127.0.0.2" + port}, {"Host", "evil.example" + port}};
+    const auto doubled = r.client.Get("/api/options", two);
+    REQUIRE(doubled);
+    CHECK(doubled->status == 400);
 }
 
 TEST_CASE("serve: each unit's contribution can be asked for after training ended") {
