@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/hash.h"
@@ -64,6 +65,21 @@ std::string read_or_make_secret() {
         if (!S_ISREG(st.st_mode)) throw Error("run cache key " + path + ": not a regular file");
         if ((st.st_mode & 077) != 0)
             throw Error(fmt::format("run cache key {}: readable by others (mode {:o}); chmod 600 {}", path, st.st_mode & 0777, path));
+        // A key, or a folder holding it, that another user owns could have
+        // been planted (or be swapped) by that user.
+        const std::string folder = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+        struct stat dir {};
+        for (const auto& [what, where, info] : {std::tuple{"key", path, &st}, std::tuple{"key's folder", folder, &dir}}) {
+            if (info == &dir && ::stat(folder.c_str(), &dir) != 0) throw Error("run cache key " + path + ": its folder cannot be read");
+            if (info->st_uid != ::geteuid())
+                throw Error(fmt::format("run cache {} {}: owned by user {}, not by this user ({}); a key must be yours alone", what, where,
+                                        info->st_uid, ::geteuid()));
+        }
+        // Others who may write the folder may swap the key, unless the
+        // sticky bit keeps them to their own files (as in /tmp).
+        if ((dir.st_mode & 022) != 0 && (dir.st_mode & S_ISVTX) == 0)
+            throw Error(fmt::format("run cache key {}: its folder {} is writable by others (mode {:o}); chmod go-w {}", path, folder,
+                                    dir.st_mode & 0777, folder));
         std::string s = io::read_file(path);
         if (s.size() != kSecretBytes) throw Error("run cache key " + path + ": not a key ffn-lab made (" + std::to_string(s.size()) + " bytes)");
         return s;
@@ -183,8 +199,13 @@ std::string build_identity() {
 std::string cache_key_path() {
     if (const char* p = std::getenv("FFNLAB_CACHE_KEY"); p && *p) return p;
     if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "ffn-lab" / "cache-key").string();
+    // Never a shared folder: a key another user could plant there would be
+    // trusted by every run of this one.
     const char* home = std::getenv("HOME");
-    return (fs::path(home && *home ? home : "/tmp") / ".config" / "ffn-lab" / "cache-key").string();
+    if (!home || !*home)
+        throw Error("run cache: HOME is not set, so its key has no home of this user's; set FFNLAB_CACHE_KEY to a file of "
+                    "yours (made if missing) or XDG_CONFIG_HOME, or run without --out and --cache");
+    return (fs::path(home) / ".config" / "ffn-lab" / "cache-key").string();
 }
 
 bool is_entry_name(const std::string& name) {

@@ -55,7 +55,9 @@ inline constexpr int kResultFormat = 2;
 std::string build_identity();
 
 // Where the cache's secret is: $FFNLAB_CACHE_KEY when set, else
-// $XDG_CONFIG_HOME/ffn-lab/cache-key, else ~/.config/ffn-lab/cache-key.
+// $XDG_CONFIG_HOME/ffn-lab/cache-key, else ~/.config/ffn-lab/cache-key;
+// with none of the three, throws ffn::Error saying how to name one (never
+// a shared folder). The key and its folder must belong to this user.
 std::string cache_key_path();
 
 // Whether `name` is a file the store writes: a segment

@@ -4,6 +4,8 @@
 // a whole sweep is tests/cli/resume.sh.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -191,6 +193,36 @@ TEST_CASE("RunCache: the secret is made once with mode 0600, and one others can 
     CHECK((fs::status(key).permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
     fs::permissions(key, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
     CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_mode_dir").string()), doctest::Contains("readable by others (mode 644)"));
+}
+
+TEST_CASE("RunCache: a key someone else owns, or in a folder others may write, is refused; no HOME, no key") {
+    const fs::path folder = fresh_folder("ffnlab_run_cache_owner");
+    const fs::path key = folder / "cache-key";
+    const KeyFile secret(key);
+    { const RunCache cache(fresh_folder("ffnlab_run_cache_owner_dir").string()); }
+    REQUIRE(fs::exists(key));
+    fs::permissions(folder, fs::perms::group_write | fs::perms::others_write, fs::perm_options::add);
+    CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("is writable by others (mode 777)"));
+    fs::permissions(folder, fs::perms::group_write | fs::perms::others_write, fs::perm_options::remove);
+    // Another user's key: only root can make one here (CI runs as root).
+    if (::geteuid() == 0) {
+        REQUIRE(::chown(key.c_str(), 65534, 65534) == 0);
+        CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("owned by user 65534, not by this user (0)"));
+        REQUIRE(::chown(key.c_str(), 0, 0) == 0);
+        REQUIRE(::chown(folder.c_str(), 65534, 65534) == 0);
+        CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("key's folder"));
+        REQUIRE(::chown(folder.c_str(), 0, 0) == 0);
+    } else {
+        MESSAGE("not root: the other-owner cases need chown and are left to CI");
+    }
+    // No key named, no XDG_CONFIG_HOME and no HOME: refused, never /tmp.
+    const std::string home = std::getenv("HOME") ? std::getenv("HOME") : "", xdg = std::getenv("XDG_CONFIG_HOME") ? std::getenv("XDG_CONFIG_HOME") : "";
+    ::unsetenv("FFNLAB_CACHE_KEY");
+    ::unsetenv("XDG_CONFIG_HOME");
+    ::unsetenv("HOME");
+    CHECK_THROWS_WITH(cache_key_path(), doctest::Contains("HOME is not set"));
+    if (!home.empty()) ::setenv("HOME", home.c_str(), 1);
+    if (!xdg.empty()) ::setenv("XDG_CONFIG_HOME", xdg.c_str(), 1);
 }
 
 TEST_CASE("execute with a cache: a forged entry is computed again and the manifest counts it") {
