@@ -27,30 +27,13 @@
 #include "core/error.h"
 #include "ffnlab/build_info.h"
 #include "core/isa.h"
+#include "report/text.h"
 #include "runner/schema.h"
 
 namespace {
 
-// An error line as the terminal shows it: control characters from a key, a
-// value or a file name (ESC, BEL, a newline) written as \xNN, so that the
-// line stays one line and no escape sequence reaches the terminal.
-std::string printable(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", u);
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 int fail(const std::string& message, int code = static_cast<int>(ffn::ExitCode::bad_input)) {
-    std::cerr << "ffn-lab: " << printable(message) << "\n";
+    std::cerr << "ffn-lab: " << ffn::report::printable(message) << "\n";
     return code;
 }
 

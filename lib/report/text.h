@@ -16,6 +16,19 @@ inline std::string counted(std::size_t n, std::string_view noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
+// Text as a terminal should show it: control characters (ESC, BEL, a
+// newline) written as \xNN, so that a line stays one line and no escape
+// sequence from a file, a key or a variable reaches the terminal.
+inline std::string printable(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+        else out += c;
+    }
+    return out;
+}
+
 template <class Container>
 std::string vector_text(const Container& v) {
     std::string out = "(";

@@ -75,6 +75,7 @@ std::string speed_key(const Plan& plan, std::size_t threads) {
 }
 
 Json read_speeds() {
+    if (speeds_file().empty()) return Json::object();
     try {
         Json doc = load_json_file(speeds_file());
         if (doc.is_object()) return doc;
@@ -84,6 +85,7 @@ Json read_speeds() {
 }
 
 void store_speed(const std::string& key, double seconds_per_cost, const std::string& from) {
+    if (speeds_file().empty()) return;
     try {
         Json doc = read_speeds();
         doc[key] = {{"seconds_per_cost", seconds_per_cost}, {"from", from}};
@@ -177,8 +179,10 @@ bool steps_swept(const Plan& plan) {
 std::string speeds_file() {
     if (const char* f = std::getenv("FFNLAB_SPEEDS"); f && *f) return f;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "ffn-lab" / "speeds.json").string();
+    // No HOME: no store, rather than one in a shared folder that another
+    // user could fill.
     const char* home = std::getenv("HOME");
-    return (fs::path(home && *home ? home : "/tmp") / ".cache" / "ffn-lab" / "speeds.json").string();
+    return home && *home ? (fs::path(home) / ".cache" / "ffn-lab" / "speeds.json").string() : std::string();
 }
 
 std::string estimate_time(const Plan& plan, std::size_t threads, const std::vector<bool>& cached, bool keep_probed) {
@@ -193,16 +197,18 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
     const Json speeds = read_speeds();
     std::string from;
     double seconds_per_cost = 0;
-    // A speed that is not a positive number (an edited or damaged store) is
-    // no speed: the kind is calibrated again.
+    // A speed that is not a positive number, or one that makes this plan's
+    // time no number (an edited or damaged store), is no speed: the kind is
+    // calibrated again.
     const auto stored = [&]() -> bool {
         if (!speeds.contains(key) || !speeds[key].is_object() || !speeds[key].value("seconds_per_cost", Json()).is_number()) return false;
         const double v = speeds[key]["seconds_per_cost"].get<double>();
-        return std::isfinite(v) && v > 0;
+        return std::isfinite(v) && v > 0 && std::isfinite(v * cost);
     };
     if (stored()) {
         seconds_per_cost = speeds[key]["seconds_per_cost"].get<double>();
-        from = speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "";
+        // The file's own words, shown without its control characters.
+        from = report::printable(speeds[key].value("from", Json("")).is_string() ? speeds[key].value("from", "") : "");
     } else {
         if (plan.kind->schema.find("steps") != nullptr && steps_swept(plan))
             return fmt::format("estimated time: not known yet (no sweep of {} has run here on {}; 'steps' is swept, which the "
@@ -216,8 +222,9 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
     return fmt::format("estimated time: about {:.2g} s on {} ({:.3g} units of cost for {}{}, at the speed of {}; {} {})",
                        seconds_per_cost * cost, report::counted(threads, "thread"), cost, report::counted(to_run, "run"),
                        cached_runs ? fmt::format(" not in the cache, which holds {} more", cached_runs) : "", from,
-                       stored() || keep_probed ? "kept in" : "not kept, as a dry run writes nothing; a sweep that runs for a second keeps its speed in",
-                       speeds_file());
+                       speeds_file().empty() ? "not kept:" : stored() || keep_probed ? "kept in"
+                                                             : "not kept, as a dry run writes nothing; a sweep that runs for a second keeps its speed in",
+                       speeds_file().empty() ? std::string("no HOME or XDG_CACHE_HOME to keep it in") : report::printable(speeds_file()));
 }
 
 void record_speed(const Plan& plan, const Json& manifest) {
