@@ -631,6 +631,10 @@ FitData make_fit_data(const runner::Run& run) {
             if (!std::isfinite(x) || !std::isfinite(y)) throw Error(where() + ": not a finite number");
             if (x < d.lo || x > d.hi) throw Error(fmt::format("{}: x outside the interval [{}, {}]", where(), d.lo, d.hi));
             if (i > 0 && x < d.x.back()) throw Error(fmt::format("{}: x below the row before ({}); list the points by x", where(), d.x.back()));
+            // Two y at one x are not a function: the PWL bound (which
+            // assumes one) would read 0 where no fit can reach it.
+            if (i > 0 && x == d.x.back())
+                throw Error(fmt::format("{}: the same x as the row before; each x once (average repeated measurements first)", where()));
             d.x.push_back(x);
             d.y.push_back(y);
         }
@@ -698,7 +702,7 @@ runner::ExperimentKind make() {
         {.path = "target", .type = KeyType::string, .default_value = "sin(3*x)",
          .help = "an expression in x, read by muparser (abs(x), x^2, exp(-x^2) ...), or \"points\" (below)"},
         {.path = "points", .type = KeyType::matrix, .default_value = Json::array(),
-         .help = "[[x, y], ...] to fit with target \"points\": x increasing, inside interval, samples their count",
+         .help = "[[x, y], ...] to fit with target \"points\": x strictly increasing, inside interval, samples their count",
          .id_omits_default = true},
         {.path = "interval", .type = KeyType::number_list, .default_value = Json::parse("[-2, 2]"),
          .help = "[lo, hi] of the training points"},
