@@ -154,10 +154,7 @@ int main(int argc, char** argv) {
     }
 
     // A misspelt cap would otherwise run on the best kernels without a word.
-    if (const char* cap = ffn::unknown_isa_cap()) {
-        std::cerr << "ffn-lab: FFNLAB_ISA=" << cap << ": expected ref, avx2 or avx512\n";
-        return static_cast<int>(ffn::ExitCode::bad_input);
-    }
+    if (const char* cap = ffn::unknown_isa_cap()) return fail(std::string("FFNLAB_ISA=") + cap + ": expected ref, avx2 or avx512");
 
     int code = 0;
     try {
