@@ -35,20 +35,6 @@ void flatten_objects(const Json& value, const std::string& path, std::map<std::s
     for (const auto& [key, inner] : value.items()) flatten_objects(inner, path + "/" + key, out);
 }
 
-// A manifest's config key by key, each key once under the name the user
-// types: a protocol key (config/protocol/x) is also config/x, unless the
-// run set x itself (--set x=..., which takes it off the protocol). Without
-// this a run of the protocol and a run that changed x differ in two keys,
-// config/x "(none)" against the new value and nothing against the old one.
-void flatten_config(const Json& config, std::map<std::string, Json>& out) {
-    std::map<std::string, Json> flat;
-    flatten_objects(config, "config", flat);
-    const std::string protocol = "config/protocol/";
-    for (const auto& [key, value] : flat)
-        if (key.starts_with(protocol)) out.try_emplace("config/" + key.substr(protocol.size()), value);
-    for (auto& [key, value] : flat) out[key] = std::move(value);
-}
-
 std::string compact(const Json& value) {
     constexpr std::size_t kMost = 80;
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
@@ -170,7 +156,7 @@ report::Table result_folders(const std::vector<std::string>& roots, const std::v
     std::set<std::string> config_keys;
     for (std::size_t i = 0; i < found.size(); ++i) {
         const Json& m = found[i].second.manifest;
-        if (m.contains("config")) flatten_config(m["config"], configs[i]);
+        if (m.contains("config")) flatten_objects(m["config"], "config", configs[i]);
         for (const auto& [key, value] : configs[i]) config_keys.insert(key);
     }
     std::vector<std::string> varied;
@@ -222,13 +208,8 @@ report::Table manifest_differences(const Json& a, const Json& b) {
     std::map<std::string, Json> left, right;
     const auto collect = [](const Json& m, std::map<std::string, Json>& out) {
         if (!m.is_object()) return;
-        for (const char* key : kWhatRan) {
-            if (!m.contains(key)) continue;
-            if (std::string_view(key) == "config")
-                flatten_config(m[key], out);
-            else
-                flatten_objects(m[key], key, out);
-        }
+        for (const char* key : kWhatRan)
+            if (m.contains(key)) flatten_objects(m[key], key, out);
     };
     collect(a, left);
     collect(b, right);

@@ -17,15 +17,4 @@ case "$header" in *"config/target"*) echo "a key both folders share has a column
 echo "$out" | grep -q "/b,.*,0.01,200$" || { echo "folder b's row lacks its lr and steps: $out"; exit 1; }
 out=$("$ffnlab" results "$work/results" -f csv --columns config/target,config/steps) || { echo "--columns config/target: $out"; exit 1; }
 [ "$(echo "$out" | sed -n 2p)" = "100,sin(3*x)" ] || { echo "--columns config/target,config/steps: $out"; exit 1; }
-# A key the config's protocol fixes is one key, under the name --set uses:
-# the protocol's run shows its x, the run that changed x the new one (not
-# "(none)" against [-3,3] with the old value hidden under protocol/x).
-"$ffnlab" sweep abs --out "$work/abs/protocol" -q > /dev/null || exit 1
-"$ffnlab" sweep abs --set 'x=[-3,3]' --out "$work/abs/moved" -q > /dev/null || exit 1
-out=$("$ffnlab" results "$work/abs" -f csv --columns folder,config/x) || { echo "results of abs: $out"; exit 1; }
-echo "$out" | grep -q '/protocol,"\[-2,3\]"$' || { echo "the protocol's x is not config/x: $out"; exit 1; }
-echo "$out" | grep -q '/moved,"\[-3,3\]"$' || { echo "the set x is not config/x: $out"; exit 1; }
-out=$("$ffnlab" diff "$work/abs/protocol" "$work/abs/moved")
-echo "$out" | grep -q '^| config/x *| \[-2,3\] | \[-3,3\] *|$' || { echo "diff does not name x once, old and new: $out"; exit 1; }
-if echo "$out" | grep -q 'config/protocol/x'; then echo "diff lists the protocol's x as a second key: $out"; exit 1; fi
-echo "results_columns.sh: the varied keys as columns, any config key by --columns, a protocol key as the key --set names"
+echo "results_columns.sh: the varied keys as columns, and any config key by --columns"
