@@ -73,12 +73,12 @@ namespace {
 std::vector<bool> cached_runs(const runner::Plan& plan, const SweepOptions& o) {
     const std::string folder = !o.cache_dir.empty() ? o.cache_dir : o.out_dir.empty() ? "" : (std::filesystem::path(o.out_dir) / "runs").string();
     std::error_code ec;
+    if (o.fresh || folder.empty() || !std::filesystem::is_directory(folder, ec)) return {};
     // Without its key no entry could be authenticated, and a dry run makes
-    // none; a key the sweep would refuse is the sweep's error to give.
-    if (o.fresh || folder.empty() || !std::filesystem::is_directory(folder, ec) ||
-        !std::filesystem::is_regular_file(runner::cache_key_path(), ec))
-        return {};
+    // none; a key the sweep would refuse (or no place for one) is the
+    // sweep's error to give.
     try {
+        if (!std::filesystem::is_regular_file(runner::cache_key_path(), ec)) return {};
         const runner::RunCache cache(folder);
         std::vector<bool> cached(plan.runs.size());
         for (std::size_t i = 0; i < plan.runs.size(); ++i) cached[i] = cache.holds(plan.kind->name, plan.runs[i]);

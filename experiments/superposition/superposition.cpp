@@ -231,7 +231,7 @@ void plot_superposition(const runner::Plan&, const std::vector<report::Table>& t
                      "plot $s using 1:2 with lines lw 2 title '(1-p)^3 + 3p(1-p)^2', "
                      "$s using 1:3:4 with yerrorbars pt 7 title 'Monte Carlo +- 3 SE'\n",
                  (std::filesystem::path(dir) / "exact_recovery.svg").string());
-    // Log y: at small p the ReLU readout's error is a hundredth of the
+    // Log y: at p = 0.01 the ReLU readout's error is an eightieth of the
     // linear one's, which a linear axis draws as the same zero.
     plot::render(plot::header("mean squared reconstruction error per input", "p", "MSE (log scale)") + "set logscale xy\nset format y '%g'\n" +
                      plot::data_block("e", {plot::numbers(t, "p"), plot::numbers(t, "mse_relu"), plot::numbers(t, "mse_linear"),

@@ -134,6 +134,16 @@ int phase_index(const std::string& name) {
     throw Error("--plot: toy_superposition: no phase is named '" + name + "'");
 }
 
+// The phase a table cell names, or -1: a point whose every model diverged
+// has none, and a grid that sweeps the sizes names outcomes of its own.
+int phase_of_cell(const report::Cell& cell) {
+    const auto* name = std::get_if<std::string>(&cell);
+    if (!name) return -1;
+    for (std::size_t k = 0; k < kPhases.size(); ++k)
+        if (*name == kPhases[k].name) return static_cast<int>(k);
+    return -1;
+}
+
 // phase_diagram.svg: the phase of least exact loss on a fine grid over the
 // swept range (log10 axes drawn as an image), the boundaries between
 // phases found by bisection along each row, and each swept point's trained
@@ -237,8 +247,8 @@ void plot_phase_diagram(const runner::Plan& plan, const report::Table& points, c
     for (std::size_t k = 0; k < kPhases.size(); ++k) {
         std::vector<std::vector<double>> same(3), other(3);
         for (std::size_t i = 0; i < points.row_count(); ++i) {
-            if (phase_index(std::get<std::string>(points.at(i, "outcome"))) != static_cast<int>(k)) continue;
-            const bool agrees = !points.find_column("optimum") || std::get<std::string>(points.at(i, "optimum")) == kPhases[k].name;
+            if (phase_of_cell(points.at(i, "outcome")) != static_cast<int>(k)) continue;
+            const bool agrees = !points.find_column("optimum") || phase_of_cell(points.at(i, "optimum")) == static_cast<int>(k);
             auto& to = agrees ? same : other;
             to[0].push_back(std::log10(r[i])), to[1].push_back(std::log10(1 - sp[i])), to[2].push_back(reached[i]);
         }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -105,7 +106,10 @@ void plot_rmse(const runner::Plan& plan, const report::Table& runs, const report
         std::vector<std::vector<double>> seeds(2), medians(2), doc(2), bound(2);
         for (std::size_t r = 0; r < runs.row_count(); ++r) {
             if (series_of(runs, r) != series[k]) continue;
-            const auto m = report::as_number(runs.at(r, "model.width")), e = report::as_number(runs.at(r, "rmse"));
+            // The runs table has a width column only where the width is swept.
+            const auto m = runs.find_column("model.width") ? report::as_number(runs.at(r, "model.width"))
+                                                            : std::optional<double>(static_cast<double>(plan.runs.front().integer("model.width")));
+            const auto e = report::as_number(runs.at(r, "rmse"));
             if (!m || !e || !(*e > 0)) continue;
             seeds[0].push_back(*m), seeds[1].push_back(*e), see(*e);
         }

@@ -65,19 +65,22 @@ std::string read_or_make_secret() {
         if (!S_ISREG(st.st_mode)) throw Error("run cache key " + path + ": not a regular file");
         if ((st.st_mode & 077) != 0)
             throw Error(fmt::format("run cache key {}: readable by others (mode {:o}); chmod 600 {}", path, st.st_mode & 0777, path));
-        // A key, or a folder holding it, that another user owns could have
-        // been planted (or be swapped) by that user.
+        // A key that another user owns could have been planted by that user;
+        // so could one in a folder another user (root aside) owns, or that
+        // others may write without the sticky bit that keeps them to their
+        // own files (as in /tmp). A group-writable folder of the user's own
+        // group (umask 002's private groups) is the user's.
+        if (st.st_uid != ::geteuid())
+            throw Error(fmt::format("run cache key {}: owned by user {}, not by this user ({}); a key must be yours alone", path,
+                                    st.st_uid, ::geteuid()));
         const std::string folder = fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
         struct stat dir {};
-        for (const auto& [what, where, info] : {std::tuple{"key", path, &st}, std::tuple{"key's folder", folder, &dir}}) {
-            if (info == &dir && ::stat(folder.c_str(), &dir) != 0) throw Error("run cache key " + path + ": its folder cannot be read");
-            if (info->st_uid != ::geteuid())
-                throw Error(fmt::format("run cache {} {}: owned by user {}, not by this user ({}); a key must be yours alone", what, where,
-                                        info->st_uid, ::geteuid()));
-        }
-        // Others who may write the folder may swap the key, unless the
-        // sticky bit keeps them to their own files (as in /tmp).
-        if ((dir.st_mode & 022) != 0 && (dir.st_mode & S_ISVTX) == 0)
+        if (::stat(folder.c_str(), &dir) != 0) throw Error("run cache key " + path + ": its folder cannot be read");
+        if (dir.st_uid != ::geteuid() && dir.st_uid != 0)
+            throw Error(fmt::format("run cache key {}: the key's folder {} is owned by user {}, not by this user ({}) or root", path,
+                                    folder, dir.st_uid, ::geteuid()));
+        const bool others_write = (dir.st_mode & S_IWOTH) != 0 || ((dir.st_mode & S_IWGRP) != 0 && dir.st_gid != ::getegid());
+        if (others_write && (dir.st_mode & S_ISVTX) == 0)
             throw Error(fmt::format("run cache key {}: its folder {} is writable by others (mode {:o}); chmod go-w {}", path, folder,
                                     dir.st_mode & 0777, folder));
         std::string s = io::read_file(path);
@@ -86,7 +89,11 @@ std::string read_or_make_secret() {
     };
     if (auto s = read()) return *s;
     std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
+    // A folder made for the key is the user's alone.
+    if (const fs::path folder = fs::path(path).parent_path(); !folder.empty() && !fs::exists(folder, ec)) {
+        fs::create_directories(folder, ec);
+        fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace, ec);
+    }
     unsigned char bytes[kSecretBytes];
     if (RAND_bytes(bytes, sizeof bytes) != 1) throw Error("run cache key: no random bytes from the system");
     const std::string tmp = path + fmt::format(".tmp-{}", ::getpid());

@@ -195,20 +195,29 @@ TEST_CASE("RunCache: the secret is made once with mode 0600, and one others can 
     CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_mode_dir").string()), doctest::Contains("readable by others (mode 644)"));
 }
 
-TEST_CASE("RunCache: a key someone else owns, or in a folder others may write, is refused; no HOME, no key") {
+TEST_CASE("RunCache: a key someone else owns, or in a folder others may write, is refused - and no HOME, no key") {
     const fs::path folder = fresh_folder("ffnlab_run_cache_owner");
     const fs::path key = folder / "cache-key";
     const KeyFile secret(key);
     { const RunCache cache(fresh_folder("ffnlab_run_cache_owner_dir").string()); }
     REQUIRE(fs::exists(key));
     fs::permissions(folder, fs::perms::group_write | fs::perms::others_write, fs::perm_options::add);
-    CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("is writable by others (mode 777)"));
+    CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("is writable by others (mode 7"));
     fs::permissions(folder, fs::perms::group_write | fs::perms::others_write, fs::perm_options::remove);
+    // Group-writable by the user's own group (umask 002's private groups): the user's.
+    fs::permissions(folder, fs::perms::group_write, fs::perm_options::add);
+    CHECK_NOTHROW(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()));
+    fs::permissions(folder, fs::perms::group_write, fs::perm_options::remove);
     // Another user's key: only root can make one here (CI runs as root).
     if (::geteuid() == 0) {
         REQUIRE(::chown(key.c_str(), 65534, 65534) == 0);
         CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("owned by user 65534, not by this user (0)"));
+        // Group-writable by a group that is not the user's.
         REQUIRE(::chown(key.c_str(), 0, 0) == 0);
+        REQUIRE(::chown(folder.c_str(), 0, 65534) == 0);
+        fs::permissions(folder, fs::perms::group_write, fs::perm_options::add);
+        CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("is writable by others (mode 7"));
+        fs::permissions(folder, fs::perms::group_write, fs::perm_options::remove);
         REQUIRE(::chown(folder.c_str(), 65534, 65534) == 0);
         CHECK_THROWS_WITH(RunCache(fresh_folder("ffnlab_run_cache_owner_dir").string()), doctest::Contains("key's folder"));
         REQUIRE(::chown(folder.c_str(), 0, 0) == 0);
