@@ -295,6 +295,15 @@ void Server::routes() {
             refuse(res, 403, "Host '" + host + "': this server answers to its own address, 127.0.0.1, localhost and [::1] only");
             return httplib::Server::HandlerResponse::Handled;
         }
+        // cpp-httplib holds a body to the payload limit only when its
+        // Content-Length is given; a chunked body it reads whole. The page
+        // sends a Content-Length, so a chunked body is refused before it is
+        // read.
+        if (req.has_header("Transfer-Encoding")) {
+            refuse(res, 411, "a request body here takes a Content-Length, not Transfer-Encoding");
+            res.set_header("Connection", "close");
+            return httplib::Server::HandlerResponse::Handled;
+        }
         if (req.method == "POST" && !req.get_header_value("Content-Type").starts_with("application/json")) {
             refuse(res, 415, "a POST here takes a JSON body (Content-Type: application/json)");
             return httplib::Server::HandlerResponse::Handled;

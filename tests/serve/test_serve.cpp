@@ -4,6 +4,9 @@
 // with the CLI's one line.
 #include <doctest/doctest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -267,6 +270,36 @@ TEST_CASE("serve: loopback is an address, not a spelling - 127.0.0.2 keeps the H
     const auto doubled = r.client.Get("/api/options", two);
     REQUIRE(doubled);
     CHECK(doubled->status == 400);
+}
+
+TEST_CASE("serve: a chunked request body is refused with 411 before it is read, not read whole past the 64 KB limit") {
+    Running r;
+    // A raw socket: the client announces 100 MB in one chunk, sends 64 KB
+    // of it and waits. cpp-httplib read such a body whole (its payload
+    // limit holds for a Content-Length only); the answer must come first.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in at{};
+    at.sin_family = AF_INET;
+    at.sin_port = htons(static_cast<std::uint16_t>(r.server.port()));
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+    timeval wait{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    const std::string head = "POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(r.server.port()) +
+                             "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n6400000\r\n";
+    REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+    const std::string part(1 << 16, ' ');
+    (void)::send(fd, part.data(), part.size(), MSG_NOSIGNAL);
+    char answer[256] = {};
+    const ssize_t n = ::recv(fd, answer, sizeof answer - 1, 0);
+    ::close(fd);
+    REQUIRE(n > 0);
+    CHECK(std::string(answer).starts_with("HTTP/1.1 411"));
+    // And the server still serves.
+    const auto page = r.client.Get("/api/options");
+    REQUIRE(page);
+    CHECK(page->status == 200);
 }
 
 TEST_CASE("serve: each unit's contribution can be asked for after training ended") {
