@@ -137,7 +137,7 @@ build_sanitize() {
 # with the input saved in build-sanitize/fuzz-crashes.
 fuzz() {
     mkdir -p build-sanitize/fuzz-crashes
-    for h in config safetensors checkpoint target tables readback; do
+    for h in config safetensors checkpoint target tables readback http; do
         case "$h" in
             config) seeds="tests/fuzz/corpus/config configs" ;;
             safetensors) seeds="tests/io/fixtures tests/experiments/fixtures tests/nn/fixtures/layers/gpt2_bf16 tests/nn/fixtures/layers/gpt_neox_f16" ;;
@@ -145,6 +145,7 @@ fuzz() {
             target) seeds="tests/fuzz/corpus/target" ;;
             tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
             readback) seeds="tests/fuzz/corpus/readback" ;;
+            http) seeds="tests/fuzz/corpus/http" ;;
         esac
         corpus=build-sanitize/fuzz-corpus/$h
         log=build-sanitize/fuzz-$h.log

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 
 #include <cstdlib>
-#include <httplib.h>
 
 #include <fmt/format.h>
 
@@ -26,15 +25,16 @@ const std::vector<std::string> kTargets = {"sin(3*x)", "abs(x)", "x^2", "exp(-x^
 
 // Bytes that are not UTF-8 (a path's %ff, a body's) are replaced, not
 // thrown over: a request must never take the server down.
-void reply(httplib::Response& res, int status, const Json& body) {
+void reply(http::Response& res, int status, const Json& body) {
     res.status = status;
-    res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+    res.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+    res.content_type = "application/json";
 }
 
-void refuse(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
+void refuse(http::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
 
 // The body as JSON; an empty body is an empty object.
-Json body_of(const httplib::Request& req) {
+Json body_of(const http::Request& req) {
     if (req.body.empty()) return Json::object();
     try {
         return Json::parse(req.body);
@@ -65,22 +65,10 @@ bool is_loopback_host(const std::string& host) {
 }
 
 Server::Server(const ServeOptions& options)
-    : options_(options), http_(std::make_unique<httplib::Server>()), loopback_(is_loopback_host(options.host)) {
-    // One thread per open event stream and a few for the requests around
-    // them: several tabs at once, and never more than the sessions allow.
-    http_->new_task_queue = [] { return new httplib::ThreadPool(kMaxSessions * kMaxStreams + 8); };
-    http_->set_payload_max_length(1 << 16);
-    // httplib's default also sets SO_REUSEPORT, which lets a second server
-    // share a port in use instead of refusing it: only SO_REUSEADDR here.
-    http_->set_socket_options([](socket_t sock) {
-        int yes = 1;
-        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });  // a page's parameters are a few hundred bytes
+    : options_(options), loopback_(is_loopback_host(options.host)) {
+    http_ = std::make_unique<http::Server>(options.host, options.port, refuse, options.limits);
+    port_ = http_->port();
     routes();
-    port_ = options.port == 0 ? http_->bind_to_any_port(options.host) : (http_->bind_to_port(options.host, options.port) ? options.port : -1);
-    if (port_ < 0)
-        throw Error(fmt::format("--host {} --port {}: cannot listen there (the port in use, or not this machine's address)",
-                                options.host, options.port));
     reaper_ = std::thread([this] {
         while (!stopping_) {
             std::this_thread::sleep_for(200ms);
@@ -96,20 +84,11 @@ Server::~Server() {
     sessions_.clear();  // each ends its training and joins its thread
 }
 
-void Server::run() {
-    serving_ = true;
-    if (!stopping_) http_->listen_after_bind();
-    serving_ = false;
-}
+void Server::run() { http_->run(); }
 
-// httplib's stop() does nothing before its loop has started, so a stop
-// that comes that early is repeated until run() has returned.
 void Server::stop() {
     stopping_ = true;
-    while (serving_) {
-        http_->stop();
-        std::this_thread::sleep_for(10ms);
-    }
+    http_->stop();
 }
 
 std::shared_ptr<Session> Server::find(const std::string& id) {
@@ -139,9 +118,12 @@ void Server::end_idle_sessions() {
 
 void Server::routes() {
     auto& s = *http_;
-    s.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(kPage, "text/html; charset=utf-8"); });
+    s.route("GET", "/", [](const http::Request&, http::Response& res) {
+        res.body = kPage;
+        res.content_type = "text/html; charset=utf-8";
+    });
 
-    s.Get("/api/options", [](const httplib::Request&, httplib::Response& res) {
+    s.route("GET", "/api/options", [](const http::Request&, http::Response& res) {
         Json defaults = session_config(Json::object());
         Json flat = {{"target", defaults["target"]},       {"interval", defaults["interval"]},
                      {"samples", defaults["samples"]},     {"model.width", defaults["model"]["width"]},
@@ -157,7 +139,7 @@ void Server::routes() {
                {"defaults", flat}});
     });
 
-    s.Post("/api/sessions", [this](const httplib::Request& req, httplib::Response& res) {
+    s.route("POST", "/api/sessions", [this](const http::Request& req, http::Response& res) {
         try {
             const Json page = body_of(req);
             const Json config = session_config(page);
@@ -177,36 +159,33 @@ void Server::routes() {
         }
     });
 
-    s.Get(R"(/api/sessions/([0-9a-f]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
+    s.route("GET", R"(/api/sessions/([0-9a-f]+)/events)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
         if (!session->add_listener())
             return refuse(res, 429, fmt::format("this session has {} streams open already", kMaxStreams));
-        res.set_header("Cache-Control", "no-cache");
-        std::uint64_t seen = 0;
-        std::size_t curve_sent = 0;
-        bool setup_sent = false;
-        res.set_chunked_content_provider(
-            "text/event-stream", [this, session, seen, curve_sent, setup_sent](std::size_t, httplib::DataSink& sink) mutable {
-                if (stopping_ || session->closed()) return false;
-                session->touch();
-                std::string event;
-                if (!setup_sent) {
-                    event = "data: " + session->setup() + "\n\n";
-                    setup_sent = true;
-                } else if (auto state = session->next_state(seen, curve_sent, 1000ms)) {
-                    seen = state->first;
-                    event = "data: " + state->second + "\n\n";
-                } else {
-                    event = ": still here\n\n";  // a comment: keeps the stream open and finds a closed one
-                }
-                return sink.write(event.data(), event.size());
-            },
-            [session](bool) { session->remove_listener(); });
+        res.headers.emplace_back("Cache-Control", "no-cache");
+        res.content_type = "text/event-stream";
+        res.next = [this, session, seen = std::uint64_t{0}, curve_sent = std::size_t{0}, setup_sent = false](const http::Write& write) mutable {
+            if (stopping_ || session->closed()) return false;
+            session->touch();
+            std::string event;
+            if (!setup_sent) {
+                event = "data: " + session->setup() + "\n\n";
+                setup_sent = true;
+            } else if (auto state = session->next_state(seen, curve_sent, 1000ms)) {
+                seen = state->first;
+                event = "data: " + state->second + "\n\n";
+            } else {
+                event = ": still here\n\n";  // a comment: keeps the stream open and finds a closed one
+            }
+            return write(event);
+        };
+        res.ended = [session] { session->remove_listener(); };
     });
 
     auto control = [this](const std::string& action, auto apply) {
-        http_->Post("/api/sessions/([0-9a-f]+)/" + action, [this, apply](const httplib::Request& req, httplib::Response& res) {
+        http_->route("POST", "/api/sessions/([0-9a-f]+)/" + action, [this, apply](const http::Request& req, http::Response& res) {
             auto session = find(req.matches[1]);
             if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
             try {
@@ -235,15 +214,15 @@ void Server::routes() {
         s.show_units(body["on"].get<bool>());
     });
 
-    s.Get(R"(/api/sessions/([0-9a-f]+)/config)", [this](const httplib::Request& req, httplib::Response& res) {
+    s.route("GET", R"(/api/sessions/([0-9a-f]+)/config)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
         // ?at=STEP: the config of the state on screen, which a sweep with
         // that many steps reproduces bit for bit (the learning rate is
         // constant, so the first STEP steps of any budget are the same).
         Json config = session->config();
-        if (req.has_param("at")) {
-            const std::string at = req.get_param_value("at");
+        if (const auto given = req.params.find("at"); given != req.params.end()) {
+            const std::string& at = given->second;
             const long budget = config["steps"].get<long>();
             char* end = nullptr;
             const long step = std::strtol(at.c_str(), &end, 10);
@@ -251,10 +230,11 @@ void Server::routes() {
                 return refuse(res, 400, "'at': expected a step from 0 to " + std::to_string(budget));
             config["steps"] = step;
         }
-        res.set_content(config.dump(2) + "\n", "application/json");
+        res.body = config.dump(2) + "\n";
+        res.content_type = "application/json";
     });
 
-    s.Delete(R"(/api/sessions/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    s.route("DELETE", R"(/api/sessions/([0-9a-f]+))", [this](const http::Request& req, http::Response& res) {
         std::shared_ptr<Session> ended;
         {
             std::lock_guard lock(mutex_);
@@ -268,47 +248,28 @@ void Server::routes() {
         reply(res, ended ? 200 : 404, Json::object());
     });
 
-    // httplib calls this outside its own try: nothing may escape it.
-    s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return;
-        try {
-            refuse(res, res.status,
-                   res.status == 413 ? "the request body: more than 64 KB" : fmt::format("{} {}: no such page or call", req.method, req.path));
-        } catch (...) {
-            res.set_content("{\"error\": \"a request the server could not answer\"}", "application/json");
-        }
-    });
     // Another web site's page may send requests to 127.0.0.1 too: posts
     // must be JSON (which a plain form cannot send without asking), and a
     // server on a loopback address answers only to loopback names (which
     // a rebound DNS name is not).
-    s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    s.guard([this](const http::Request& req, http::Response& res) {
         // RFC 9112: a request with no Host, or with more than one, is a 400.
-        if (req.get_header_value_count("Host") != 1) {
+        if (req.header_count("Host") != 1) {
             refuse(res, 400, "a request takes exactly one Host header");
-            return httplib::Server::HandlerResponse::Handled;
+            return true;
         }
         // The loopback names, and the address it listens on (127.0.0.2, say).
-        const std::string host = req.get_header_value("Host"), port = ":" + std::to_string(port_);
+        const std::string host = req.header("Host"), port = ":" + std::to_string(port_);
         const std::string own = (options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host) + port;
         if (loopback_ && host != "127.0.0.1" + port && host != "localhost" + port && host != "[::1]" + port && host != own) {
             refuse(res, 403, "Host '" + host + "': this server answers to its own address, 127.0.0.1, localhost and [::1] only");
-            return httplib::Server::HandlerResponse::Handled;
+            return true;
         }
-        // cpp-httplib holds a body to the payload limit only when its
-        // Content-Length is given; a chunked body it reads whole. The page
-        // sends a Content-Length, so a chunked body is refused before it is
-        // read.
-        if (req.has_header("Transfer-Encoding")) {
-            refuse(res, 411, "a request body here takes a Content-Length, not Transfer-Encoding");
-            res.set_header("Connection", "close");
-            return httplib::Server::HandlerResponse::Handled;
-        }
-        if (req.method == "POST" && !req.get_header_value("Content-Type").starts_with("application/json")) {
+        if (req.method == "POST" && !req.header("Content-Type").starts_with("application/json")) {
             refuse(res, 415, "a POST here takes a JSON body (Content-Type: application/json)");
-            return httplib::Server::HandlerResponse::Handled;
+            return true;
         }
-        return httplib::Server::HandlerResponse::Unhandled;
+        return false;
     });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // `ffn-lab serve`: document 002's "Try it" figure as a page, with the API
-// behind it, served by cpp-httplib. The page (app/serve/page.html, built
+// behind it, served by our own HTTP server (http.h). The page (app/serve/page.html, built
 // into the binary) only draws; every net trains in a Session (session.h)
 // through the library's own code. Sessions nobody watches end after a
 // while, and there are at most kMaxSessions at once.
@@ -12,11 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "serve/http.h"
 #include "serve/session.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace ffn::serve {
 
@@ -27,6 +24,7 @@ struct ServeOptions {
     int port = 8000;  // 0: any free port
     std::chrono::seconds idle = std::chrono::seconds(60);  // a session with no request or listener for this long ends
     double steps_per_second = 250;  // the pace of Train
+    http::Limits limits;  // sizes and deadlines of requests and connections
 };
 
 // Whether `host`, an address to listen on, is this machine's loopback:
@@ -55,13 +53,13 @@ private:
     void end_idle_sessions();
 
     ServeOptions options_;
-    std::unique_ptr<httplib::Server> http_;
+    std::unique_ptr<http::Server> http_;
     int port_ = 0;
     bool loopback_ = true;  // answers loopback Host names only
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Session>> sessions_;
     std::uint64_t next_id_ = 0;
-    std::atomic<bool> stopping_{false}, serving_{false};
+    std::atomic<bool> stopping_{false};
     std::thread reaper_;
 };
 

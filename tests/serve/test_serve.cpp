@@ -3,10 +3,6 @@
 // steps when asked, says when it diverges, and bad parameters get a 400
 // with the CLI's one line.
 #include <doctest/doctest.h>
-#include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -17,63 +13,12 @@
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/config.h"
 #include "serve/server.h"
+#include "serve/serving.h"
 
 using namespace ffn;
 using serve::Json;
+using tests::Running;
 
-namespace {
-
-// A server on a free port, serving on a thread of its own while the test
-// runs.
-struct Running {
-    serve::Server server;
-    std::thread thread;
-    httplib::Client client;
-    explicit Running(double steps_per_second = 250, const std::string& host = "127.0.0.1")
-        : server({.host = host, .port = 0, .steps_per_second = steps_per_second}),
-          thread([this] { server.run(); }),
-          client(host, server.port()) {
-        client.set_read_timeout(30, 0);
-    }
-    ~Running() {
-        server.stop();
-        thread.join();
-    }
-
-    Json post(const std::string& path, const Json& body, int expect = 200) {
-        const auto res = client.Post(path.c_str(), body.dump(), "application/json");
-        REQUIRE(res);
-        CHECK(res->status == expect);
-        return Json::parse(res->body);
-    }
-    std::string session(const Json& parameters) { return post("/api/sessions", parameters)["id"].get<std::string>(); }
-
-    // The session's first state that satisfies `done` (null if none comes).
-    Json state_when(const std::string& id, const std::function<bool(const Json&)>& done) {
-        Json found;
-        std::string buffer;
-        // A deadline, so that a state that never comes fails the test
-        // instead of hanging it (the stream sends a comment every second).
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        client.Get(("/api/sessions/" + id + "/events").c_str(), [&](const char* data, std::size_t size) {
-            if (std::chrono::steady_clock::now() > deadline) return false;
-            buffer.append(data, size);
-            for (std::size_t end; (end = buffer.find("\n\n")) != std::string::npos; buffer.erase(0, end + 2)) {
-                const std::string event = buffer.substr(0, end);
-                if (event.rfind("data: ", 0) != 0) continue;
-                const Json state = Json::parse(event.substr(6));
-                if (state["kind"] == "state" && done(state)) {
-                    found = state;
-                    return false;
-                }
-            }
-            return true;
-        });
-        return found;
-    }
-};
-
-}  // namespace
 
 TEST_CASE("serve: the page's parameters become the width sweep's config, and bad ones are refused in one line") {
     const Json defaults = serve::session_config(Json::object());
@@ -270,36 +215,6 @@ TEST_CASE("serve: loopback is an address, not a spelling - 127.0.0.2 keeps the H
     const auto doubled = r.client.Get("/api/options", two);
     REQUIRE(doubled);
     CHECK(doubled->status == 400);
-}
-
-TEST_CASE("serve: a chunked request body is refused with 411 before it is read, not read whole past the 64 KB limit") {
-    Running r;
-    // A raw socket: the client announces 100 MB in one chunk, sends 64 KB
-    // of it and waits. cpp-httplib read such a body whole (its payload
-    // limit holds for a Content-Length only); the answer must come first.
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_port = htons(static_cast<std::uint16_t>(r.server.port()));
-    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
-    timeval wait{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
-    const std::string head = "POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(r.server.port()) +
-                             "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n6400000\r\n";
-    REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
-    const std::string part(1 << 16, ' ');
-    (void)::send(fd, part.data(), part.size(), MSG_NOSIGNAL);
-    char answer[256] = {};
-    const ssize_t n = ::recv(fd, answer, sizeof answer - 1, 0);
-    ::close(fd);
-    REQUIRE(n > 0);
-    CHECK(std::string(answer).starts_with("HTTP/1.1 411"));
-    // And the server still serves.
-    const auto page = r.client.Get("/api/options");
-    REQUIRE(page);
-    CHECK(page->status == 200);
 }
 
 TEST_CASE("serve: each unit's contribution can be asked for after training ended") {
