@@ -479,6 +479,9 @@ std::optional<std::string> find_bundled_config_at(const std::string& bundled, co
         tried.push_back(candidate);
         std::error_code ec;
         if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+        // A folder the user may not enter hides its configs: say so, not
+        // that there is no such config.
+        if (ec == std::errc::permission_denied) throw Error(candidate + ": " + ec.message() + " (a folder on its path cannot be read)");
     }
     return std::nullopt;
 }

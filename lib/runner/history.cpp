@@ -102,10 +102,23 @@ std::string headline_of(const ResultFolder& r, const std::vector<ExperimentKind>
     return found.empty() ? tries(false) : found;
 }
 
-void add_folder(const std::string& folder, std::vector<std::pair<std::string, ResultFolder>>& found) {
-    ResultFolder r = read_result_folder_manifest(folder);
-    const std::string started = r.manifest.value("started_utc", Json("")).is_string() ? r.manifest.value("started_utc", "") : "";
-    found.emplace_back(started, std::move(r));
+// The result folders at and under `folder`, with their start times; a set's
+// own folders (weights, figures) are not searched. A folder that vanishes
+// while it is listed (a set deleted, a sweep's staging folder renamed) is
+// passed over; one that cannot be read is named.
+void find_sets(const fs::path& folder, std::vector<std::pair<std::string, ResultFolder>>& found) {
+    if (auto r = find_result_folder_manifest(folder.string())) {
+        const std::string started = r->manifest.value("started_utc", Json("")).is_string() ? r->manifest.value("started_utc", "") : "";
+        found.emplace_back(started, std::move(*r));
+        return;
+    }
+    std::error_code ec;
+    std::vector<fs::path> inner;
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (const auto status = it->symlink_status(ec); !ec && fs::is_directory(status)) inner.push_back(it->path());
+    if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) return;
+    if (ec) throw Error(folder.string() + ": " + ec.message());
+    for (const auto& f : inner) find_sets(f, found);
 }
 
 }  // namespace
@@ -118,17 +131,7 @@ report::Table result_folders(const std::vector<std::string>& roots, const std::v
         if (fs::exists(root, ec) && !fs::is_directory(root, ec))
             throw Error(root + ": a file, not a folder (results lists the folders that sweeps wrote with --out)");
         if (!fs::is_directory(root, ec)) throw Error(root + ": no such folder (results lists the folders that sweeps wrote with --out)");
-        if (is_result_folder(root)) {
-            add_folder(root, found);
-            continue;
-        }
-        for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
-            if (!is_result_folder(it->path().string())) continue;
-            add_folder(it->path().string(), found);
-            it.disable_recursion_pending();  // a set's own folders (weights, figures) are not sets
-        }
-        if (ec) throw Error(root + ": " + ec.message());
+        find_sets(root, found);
     }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
         return std::tie(a.first, a.second.path) < std::tie(b.first, b.second.path);

@@ -144,14 +144,18 @@ std::optional<Json> result_manifest(const std::string& folder) {
 }
 }  // namespace
 
-bool is_result_folder(const std::string& folder) { return result_manifest(folder).has_value(); }
+std::optional<ResultFolder> find_result_folder_manifest(const std::string& folder) {
+    auto manifest = result_manifest(folder);
+    if (!manifest) return std::nullopt;
+    return ResultFolder{folder, std::move(*manifest), {}};
+}
 
 ResultFolder read_result_folder_manifest(const std::string& folder) {
-    auto manifest = result_manifest(folder);
-    if (!manifest)
+    auto found = find_result_folder_manifest(folder);
+    if (!found)
         throw Error(folder + ": not a folder ffn-lab wrote (no manifest.json naming the experiment, the config and the "
                     "set's files)");
-    return {folder, *manifest, {}};
+    return std::move(*found);
 }
 
 ResultFolder read_result_folder(const std::string& folder) {

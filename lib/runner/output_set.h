@@ -32,6 +32,7 @@
 // the first and then reuses its runs; a sweep of another config is
 // refused, naming the config that holds the folder.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,8 +105,10 @@ struct ResultFolder {
 ResultFolder read_result_folder(const std::string& folder);
 // The same without its tables (the manifest alone is read).
 ResultFolder read_result_folder_manifest(const std::string& folder);
-// Whether `folder` holds a manifest.json by that rule (nothing else is read).
-bool is_result_folder(const std::string& folder);
+// The same, or nullopt when `folder` holds no manifest.json by that rule
+// (or is gone): one read, so a folder cannot vanish between a test and a
+// read.
+std::optional<ResultFolder> find_result_folder_manifest(const std::string& folder);
 
 // Whether `inner` is `outer` or lies inside it, and whether `a` and `b`
 // name one place (a folder or a file), as paths on disk (symlinks in
