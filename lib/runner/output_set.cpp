@@ -291,6 +291,13 @@ std::string OutputSet::cache() const { return (fs::path(path_) / kCache).string(
 
 bool OutputSet::holds(const std::string& user_folder) const { return is_inside(user_folder, path_); }
 
+std::string OutputSet::in_user_terms(const std::string& message) const {
+    std::string out = message;
+    const std::string staging = staged_->staging();
+    for (std::size_t at; !staging.empty() && (at = out.find(staging)) != std::string::npos;) out.replace(at, staging.size(), path_);
+    return out;
+}
+
 std::string OutputSet::place(const std::string& user_folder) const {
     if (!holds(user_folder)) return user_folder;
     std::error_code ec;

@@ -69,6 +69,9 @@ public:
     // arrived while a run ran (renamed to OUT.kept-TIME beside the folder):
     // the command says so.
     const std::vector<std::string>& kept() const { return kept_; }
+    // An error's line with the hidden folder being filled named as path(),
+    // the folder the user gave.
+    std::string in_user_terms(const std::string& message) const;
 
 private:
     std::string path_, config_path_;

@@ -51,6 +51,11 @@ void check_request(const Plan& plan, const SweepRequest& r) {
 
 }  // namespace
 
+namespace {
+SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, const std::string& cache,
+                       const std::string& weights, const std::string& plots, bool plots_in_set);
+}  // namespace
+
 std::string default_output_folder(const std::string& config_file) {
     const std::time_t now = std::time(nullptr);
     std::tm utc{};
@@ -62,9 +67,6 @@ std::string default_output_folder(const std::string& config_file) {
 
 SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     check_request(plan, r);
-    const auto warn = [&](const std::string& line) {
-        if (r.warn) r.warn(line);
-    };
     // A bad --out fails before the work, not after it (OutputSet judges the
     // folder and holds it until the new set is in).
     std::optional<OutputSet> out;
@@ -83,6 +85,22 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     const auto placed = [&](const std::string& dir) { return out && !dir.empty() ? out->place(dir) : dir; };
     const std::string weights = placed(weights_named), plots = placed(plots_named);
     const bool plots_in_set = plots != plots_named;
+    try {
+        return sweep_into(plan, r, out, cache, weights, plots, plots_in_set);
+    } catch (const Error& e) {
+        // The set is filled in a hidden folder beside --out until it is
+        // whole: a write that fails names the folder the user gave.
+        if (out) throw Error(out->in_user_terms(e.what()), e.code());
+        throw;
+    }
+}
+
+namespace {
+SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, const std::string& cache,
+                       const std::string& weights, const std::string& plots, bool plots_in_set) {
+    const auto warn = [&](const std::string& line) {
+        if (r.warn) r.warn(line);
+    };
     for (const auto* dir : {&cache, &weights, &plots})
         if (!dir->empty()) make_output_folder(*dir);
     SweepResult result = execute(plan, {.threads = r.threads,
@@ -95,8 +113,6 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     result.cache = cache;
     if (!r.shard_folders.empty()) result.manifest["merged_shards"] = r.shard_folders;
     else record_speed(plan, result.manifest);
-    if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
-        warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
     // Figures inside --out are part of its set, so they are drawn before it goes in.
     if (plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
     if (out) {
@@ -105,8 +121,13 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
             warn(fmt::format("warning: files ffn-lab did not write appeared in {} while it ran; they are kept in {}", out->path(), kept));
     }
     if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
+    // Said once the tables are in: when they cannot be written (a full
+    // disk), the error is the one line.
+    if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
+        warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
     return result;
 }
+}  // namespace
 
 ShardResult sweep_shard(const Plan& plan, const ShardRequest& r) {
     if (r.out.empty()) throw Error("--shard: give --out DIR, the folder for this part's runs (ffn-lab merge joins the folders)");
