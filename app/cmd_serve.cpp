@@ -9,6 +9,8 @@
 #include <iostream>
 #include <thread>
 
+#include "experiments/registry.h"
+
 extern char** environ;
 
 namespace ffn::app {
@@ -33,7 +35,8 @@ void open_in_browser(const std::string& url) {
 }  // namespace
 
 CLI::App* setup_serve(CLI::App& app, ServeOptions& o) {
-    auto* cmd = app.add_subcommand("serve", "Document 002's \"Try it\": a page where a 1-m-1 net trains live (until Ctrl-C)");
+    auto* cmd = app.add_subcommand("serve", "A page where a run trains live (until Ctrl-C); the width sweep's is document 002's \"Try it\"");
+    cmd->add_option("--experiment", o.server.experiment, "The kind whose live page to serve (default: the first that has one)");
     cmd->add_option("--port", o.server.port, "Port to listen on (0: any free one)")->check(CLI::Range(0, 65535));
     cmd->add_option("--host", o.server.host,
                     "Address to listen on, an IP address or localhost; one outside 127.0.0.0/8 and ::1 lets other machines in");
@@ -42,7 +45,7 @@ CLI::App* setup_serve(CLI::App& app, ServeOptions& o) {
 }
 
 int run_serve(const ServeOptions& o) {
-    serve::Server server(o.server);
+    serve::Server server(o.server, experiments::all_kinds());
     const std::string host = o.server.host == "0.0.0.0" ? std::string("127.0.0.1")
                              : o.server.host.find(':') != std::string::npos ? "[" + o.server.host + "]"  // IPv6
                                                                              : o.server.host;
@@ -50,7 +53,7 @@ int run_serve(const ServeOptions& o) {
     if (!serve::is_loopback_host(o.server.host))
         std::cout << "ffn-lab serve: --host " << o.server.host
                   << ": any machine that reaches this address can use the page and this machine's cores\n";
-    std::cout << "ffn-lab serve: " << url << " (Ctrl-C stops it)" << std::endl;
+    std::cout << "ffn-lab serve: " << url << " (" << server.experiment() << "; Ctrl-C stops it)" << std::endl;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     // The handler only sets a flag; this thread turns it into a clean stop.

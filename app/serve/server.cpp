@@ -3,25 +3,18 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
 #include <random>
 
 #include "core/error.h"
 #include "core/hash.h"
-#include "experiments/registry.h"
-#include "serve/page.h"
 
 namespace ffn::serve {
 
 namespace {
 
 using namespace std::chrono_literals;
-
-// Targets the page offers; any other expression can be typed.
-const std::vector<std::string> kTargets = {"sin(3*x)", "abs(x)", "x^2", "exp(-x^2)", "tanh(4*x)", "sin(x)+0.3*sin(7*x)"};
 
 // Bytes that are not UTF-8 (a path's %ff, a body's) are replaced, not
 // thrown over: a request must never take the server down.
@@ -43,12 +36,19 @@ Json body_of(const http::Request& req) {
     }
 }
 
-const runner::KeySpec& width_sweep_key(const std::string& path) {
-    for (const auto& kind : experiments::all_kinds())
-        if (kind.name == "width_sweep")
-            if (const runner::KeySpec* k = kind.schema.find(path)) return *k;
-    throw Error("width_sweep has no key '" + path + "'");
+// The kind named, or the first with a live page.
+const runner::ExperimentKind& live_kind(const std::string& name, const std::vector<runner::ExperimentKind>& kinds) {
+    std::string offered;
+    for (const auto& kind : kinds) {
+        if (!kind.live) continue;
+        if (name.empty() || kind.name == name) return kind;
+        offered += (offered.empty() ? "" : ", ") + kind.name;
+    }
+    if (name.empty()) throw Error("serve: no experiment kind has a live page");
+    throw Error("--experiment " + name + ": no live page for it (" + (offered.empty() ? "none has one" : "these have one: " + offered) + ")");
 }
+
+const char* const kNoSession = "no such session (it ended after a minute unwatched); press Reset";
 
 }  // namespace
 
@@ -64,8 +64,33 @@ bool is_loopback_host(const std::string& host) {
     throw Error("--host '" + host + "': expected an IP address (127.0.0.1, ::1, 0.0.0.0, 192.168.1.5 ...) or localhost");
 }
 
-Server::Server(const ServeOptions& options)
+void Server::Hosted::touch() {
+    std::lock_guard lock(mutex);
+    last_seen = std::chrono::steady_clock::now();
+}
+
+bool Server::Hosted::add_listener() {
+    std::lock_guard lock(mutex);
+    if (listeners >= kMaxStreams) return false;
+    ++listeners;
+    return true;
+}
+
+void Server::Hosted::remove_listener() {
+    std::lock_guard lock(mutex);
+    --listeners;
+}
+
+std::chrono::steady_clock::time_point Server::Hosted::seen() {
+    std::lock_guard lock(mutex);
+    return last_seen;
+}
+
+Server::Server(const ServeOptions& options, const std::vector<runner::ExperimentKind>& kinds)
     : options_(options), loopback_(is_loopback_host(options.host)) {
+    const runner::ExperimentKind& kind = live_kind(options.experiment, kinds);
+    kind_name_ = kind.name;
+    live_ = *kind.live;
     http_ = std::make_unique<http::Server>(options.host, options.port, refuse, options.limits);
     port_ = http_->port();
     routes();
@@ -91,7 +116,7 @@ void Server::stop() {
     http_->stop();
 }
 
-std::shared_ptr<Session> Server::find(const std::string& id) {
+std::shared_ptr<Server::Hosted> Server::find(const std::string& id) {
     std::lock_guard lock(mutex_);
     const auto it = sessions_.find(id);
     if (it == sessions_.end()) return nullptr;
@@ -100,13 +125,13 @@ std::shared_ptr<Session> Server::find(const std::string& id) {
 }
 
 void Server::end_idle_sessions() {
-    std::vector<std::shared_ptr<Session>> ended;  // destroyed outside the lock: each joins its thread
+    std::vector<std::shared_ptr<Hosted>> ended;  // destroyed outside the lock: each joins its thread
     {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
         for (auto it = sessions_.begin(); it != sessions_.end();) {
-            if (now - it->second->last_seen() > options_.idle) {
-                it->second->close();
+            if (now - it->second->seen() > options_.idle) {
+                it->second->live->close();
                 ended.push_back(it->second);
                 it = sessions_.erase(it);
             } else {
@@ -118,42 +143,27 @@ void Server::end_idle_sessions() {
 
 void Server::routes() {
     auto& s = *http_;
-    s.route("GET", "/", [](const http::Request&, http::Response& res) {
-        res.body = kPage;
+    s.route("GET", "/", [this](const http::Request&, http::Response& res) {
+        res.body = live_.page;
         res.content_type = "text/html; charset=utf-8";
     });
 
-    s.route("GET", "/api/options", [](const http::Request&, http::Response& res) {
-        Json defaults = session_config(Json::object());
-        Json flat = {{"target", defaults["target"]},       {"interval", defaults["interval"]},
-                     {"samples", defaults["samples"]},     {"model.width", defaults["model"]["width"]},
-                     {"activation", defaults["activation"]}, {"init", defaults["init"]},
-                     {"optimizer", defaults["optimizer"]}, {"lr", defaults["lr"]},
-                     {"steps", defaults["steps"]},         {"seed", defaults["seeds"][0]}};
-        reply(res, 200,
-              {{"activations", width_sweep_key("activation").choices},
-               {"optimizers", width_sweep_key("optimizer").choices},
-               {"targets", kTargets},
-               {"max_width", kMaxWidth},
-               {"max_steps", kMaxSteps},
-               {"defaults", flat}});
-    });
+    s.route("GET", "/api/options", [this](const http::Request&, http::Response& res) { reply(res, 200, live_.options()); });
 
     s.route("POST", "/api/sessions", [this](const http::Request& req, http::Response& res) {
         try {
-            const Json page = body_of(req);
-            const Json config = session_config(page);
-            const bool units = page.contains("units") && page["units"].get<bool>();  // a boolean: session_config checked
             // Asked before a session starts its thread, and again as it joins.
             const std::string why = fmt::format("{} sessions are open, the most this server trains at once; close a tab", kMaxSessions);
+            const Json parameters = body_of(req);
             if (std::lock_guard lock(mutex_); sessions_.size() >= kMaxSessions) return refuse(res, 503, why);
-            auto session = std::make_shared<Session>(config, units, options_.steps_per_second);
+            auto hosted = std::make_shared<Hosted>();
+            hosted->live = live_.start(parameters, options_.steps_per_second);
             std::lock_guard lock(mutex_);
             if (sessions_.size() >= kMaxSessions) return refuse(res, 503, why);
             std::random_device device;  // an id another page cannot guess, not a result's randomness
             const std::string id = fmt::format("{:016x}", mix64((static_cast<std::uint64_t>(device()) << 32) ^ device() ^ ++next_id_));
-            sessions_[id] = session;
-            reply(res, 200, {{"id", id}, {"config", config}});
+            sessions_[id] = hosted;
+            reply(res, 200, {{"id", id}, {"config", hosted->live->config()}});
         } catch (const Error& e) {
             refuse(res, 400, e.what());
         }
@@ -161,19 +171,19 @@ void Server::routes() {
 
     s.route("GET", R"(/api/sessions/([0-9a-f]+)/events)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
-        if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
-        if (!session->add_listener())
-            return refuse(res, 429, fmt::format("this session has {} streams open already", kMaxStreams));
+        if (!session) return refuse(res, 404, kNoSession);
+        if (!session->add_listener()) return refuse(res, 429, fmt::format("this session has {} streams open already", kMaxStreams));
         res.headers.emplace_back("Cache-Control", "no-cache");
         res.content_type = "text/event-stream";
         res.next = [this, session, seen = std::uint64_t{0}, curve_sent = std::size_t{0}, setup_sent = false](const http::Write& write) mutable {
-            if (stopping_ || session->closed()) return false;
+            runner::LiveSession& live = *session->live;
+            if (stopping_ || live.closed()) return false;
             session->touch();
             std::string event;
             if (!setup_sent) {
-                event = "data: " + session->setup() + "\n\n";
+                event = "data: " + live.setup() + "\n\n";
                 setup_sent = true;
-            } else if (auto state = session->next_state(seen, curve_sent, 1000ms)) {
+            } else if (auto state = live.next_state(seen, curve_sent, 1000ms)) {
                 seen = state->first;
                 event = "data: " + state->second + "\n\n";
             } else {
@@ -184,58 +194,39 @@ void Server::routes() {
         res.ended = [session] { session->remove_listener(); };
     });
 
-    auto control = [this](const std::string& action, auto apply) {
-        http_->route("POST", "/api/sessions/([0-9a-f]+)/" + action, [this, apply](const http::Request& req, http::Response& res) {
-            auto session = find(req.matches[1]);
-            if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
-            try {
-                apply(*session, body_of(req));
-                reply(res, 200, Json::object());
-            } catch (const Error& e) {
-                refuse(res, 400, e.what());
-            }
-        });
-    };
-    auto integer = [](const Json& body, const char* key, long fallback) {
-        if (!body.contains(key)) return fallback;
-        if (!body[key].is_number_integer() || body[key].get<long long>() < 0)
-            throw Error(std::string("'") + key + "': expected an integer >= 0, got " + body[key].dump());
-        return static_cast<long>(std::min<long long>(body[key].get<long long>(), kMaxSteps));
-    };
-    control("train", [](Session& s, const Json&) { s.train(); });
-    control("pause", [](Session& s, const Json&) { s.pause(); });
-    control("step", [integer](Session& s, const Json& body) { s.step(integer(body, "count", 10)); });
-    control("advance", [integer](Session& s, const Json& body) {
-        if (!body.contains("to")) throw Error("'to': the step to advance to is missing");
-        s.advance(integer(body, "to", 0));
-    });
-    control("units", [](Session& s, const Json& body) {
-        if (!body.contains("on") || !body["on"].is_boolean()) throw Error("'on': expected true or false");
-        s.show_units(body["on"].get<bool>());
+    s.route("POST", R"(/api/sessions/([0-9a-f]+)/([a-z]+))", [this](const http::Request& req, http::Response& res) {
+        auto session = find(req.matches[1]);
+        if (!session) return refuse(res, 404, kNoSession);
+        try {
+            if (!session->live->control(req.matches[2], body_of(req)))
+                return refuse(res, 404, fmt::format("POST {}: no such page or call", req.path));
+            reply(res, 200, Json::object());
+        } catch (const Error& e) {
+            refuse(res, 400, e.what());
+        }
     });
 
     s.route("GET", R"(/api/sessions/([0-9a-f]+)/config)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
-        if (!session) return refuse(res, 404, "no such session (it ended after a minute unwatched); press Reset");
-        // ?at=STEP: the config of the state on screen, which a sweep with
-        // that many steps reproduces bit for bit (the learning rate is
-        // constant, so the first STEP steps of any budget are the same).
-        Json config = session->config();
+        if (!session) return refuse(res, 404, kNoSession);
+        std::optional<long> at;
         if (const auto given = req.params.find("at"); given != req.params.end()) {
-            const std::string& at = given->second;
-            const long budget = config["steps"].get<long>();
+            // Text that is no step asks for step -1, which the session
+            // refuses in the words that name its range.
             char* end = nullptr;
-            const long step = std::strtol(at.c_str(), &end, 10);
-            if (at.empty() || *end != '\0' || step < 0 || step > budget)
-                return refuse(res, 400, "'at': expected a step from 0 to " + std::to_string(budget));
-            config["steps"] = step;
+            const long step = std::strtol(given->second.c_str(), &end, 10);
+            at = given->second.empty() || *end != '\0' ? -1 : step;
         }
-        res.body = config.dump(2) + "\n";
-        res.content_type = "application/json";
+        try {
+            res.body = session->live->config(at).dump(2) + "\n";
+            res.content_type = "application/json";
+        } catch (const Error& e) {
+            refuse(res, 400, e.what());
+        }
     });
 
     s.route("DELETE", R"(/api/sessions/([0-9a-f]+))", [this](const http::Request& req, http::Response& res) {
-        std::shared_ptr<Session> ended;
+        std::shared_ptr<Hosted> ended;
         {
             std::lock_guard lock(mutex_);
             const auto it = sessions_.find(req.matches[1]);
@@ -244,7 +235,7 @@ void Server::routes() {
                 sessions_.erase(it);
             }
         }
-        if (ended) ended->close();  // its streams end too, and the training with the last of them
+        if (ended) ended->live->close();  // its streams end too, and the training with the last of them
         reply(res, ended ? 200 : 404, Json::object());
     });
 

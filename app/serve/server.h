@@ -1,9 +1,10 @@
 #pragma once
-// `ffn-lab serve`: document 002's "Try it" figure as a page, with the API
-// behind it, served by our own HTTP server (http.h). The page (app/serve/page.html, built
-// into the binary) only draws; every net trains in a Session (session.h)
-// through the library's own code. Sessions nobody watches end after a
-// while, and there are at most kMaxSessions at once.
+// `ffn-lab serve`: the host of an experiment kind's live page
+// (ExperimentKind::live, runner/live.h), served by our own HTTP server
+// (http.h). It knows no kind: the page (built into the binary) only draws,
+// and every run trains in the kind's LiveSession through the library's own
+// code. Sessions nobody watches end after a while, and there are at most
+// kMaxSessions at once.
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -12,14 +13,18 @@
 #include <string>
 #include <thread>
 
+#include "runner/experiment.h"
 #include "serve/http.h"
-#include "serve/session.h"
 
 namespace ffn::serve {
 
+using runner::Json;
+
 inline constexpr std::size_t kMaxSessions = 16;
+inline constexpr int kMaxStreams = 2;  // event streams per session: a page's, and its reconnection's
 
 struct ServeOptions {
+    std::string experiment;  // the kind whose page is served; empty: the first that has one
     std::string host = "127.0.0.1";
     int port = 8000;  // 0: any free port
     std::chrono::seconds idle = std::chrono::seconds(60);  // a session with no request or listener for this long ends
@@ -36,8 +41,8 @@ bool is_loopback_host(const std::string& host);
 class Server {
 public:
     // Binds the address; throws ffn::Error when it cannot (a port in use,
-    // an unknown host).
-    explicit Server(const ServeOptions& options);
+    // an unknown host, a kind with no live page).
+    Server(const ServeOptions& options, const std::vector<runner::ExperimentKind>& kinds);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
@@ -47,17 +52,35 @@ public:
     void run();
     void stop();
 
+    // The kind whose page this server serves.
+    const std::string& experiment() const { return kind_name_; }
+
 private:
+    // A session with what the host keeps of it: when it was last seen
+    // (sessions nobody watches end), how many streams it has.
+    struct Hosted {
+        std::unique_ptr<runner::LiveSession> live;
+        std::mutex mutex;
+        std::chrono::steady_clock::time_point last_seen = std::chrono::steady_clock::now();
+        int listeners = 0;
+        void touch();
+        bool add_listener();
+        void remove_listener();
+        std::chrono::steady_clock::time_point seen();
+    };
+
     void routes();
-    std::shared_ptr<Session> find(const std::string& id);
+    std::shared_ptr<Hosted> find(const std::string& id);
     void end_idle_sessions();
 
     ServeOptions options_;
+    std::string kind_name_;
+    runner::LiveKind live_;
     std::unique_ptr<http::Server> http_;
     int port_ = 0;
     bool loopback_ = true;  // answers loopback Host names only
     std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<Session>> sessions_;
+    std::map<std::string, std::shared_ptr<Hosted>> sessions_;
     std::uint64_t next_id_ = 0;
     std::atomic<bool> stopping_{false};
     std::thread reaper_;

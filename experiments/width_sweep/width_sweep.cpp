@@ -22,6 +22,7 @@
 #include "experiments/width_sweep/plot.h"
 #include "experiments/width_sweep/target.h"
 #include "experiments/width_sweep/width_sweep.h"
+#include "experiments/width_sweep/live.h"
 #include "io/safetensors.h"
 #include "nn/init.h"
 #include "nn/mlp.h"
@@ -816,7 +817,8 @@ runner::ExperimentKind make() {
             .flops = [](const runner::Run& r) {
                 return 10.0 * static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
                        static_cast<double>(r.integer("model.width"));
-            }};
+            },
+            .live = live_kind()};
 }
 
 }  // namespace ffn::experiments::width_sweep

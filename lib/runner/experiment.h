@@ -15,6 +15,7 @@
 #include "report/table.h"
 #include "runner/aggregation.h"
 #include "runner/config.h"
+#include "runner/live.h"
 #include "runner/schema.h"
 
 namespace ffn::runner {
@@ -124,6 +125,8 @@ struct ExperimentKind {
     // Optional: the floating-point operations a run's arithmetic does (its
     // multiplies and adds), which `bench sweep` sets against the FMA peak.
     std::function<double(const Run&)> flops = {};
+    // Optional: a run to watch as it trains, the page of `ffn-lab serve`.
+    std::optional<LiveKind> live = {};
 };
 
 // Runs that differ only in their seed, grouped, in grid order: the unit over

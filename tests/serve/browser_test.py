@@ -59,7 +59,7 @@ def fail(what):
 
 def start_server():
     server = subprocess.Popen([FFN_LAB, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()  # "ffn-lab serve: http://127.0.0.1:PORT/ (Ctrl-C stops it)"
+    line = server.stdout.readline()  # "ffn-lab serve: http://127.0.0.1:PORT/ (width_sweep; Ctrl-C stops it)"
     if "http://127.0.0.1:" not in line:
         server.kill()
         fail("serve did not print its address: " + line.strip())

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "experiments/registry.h"
 #include "serve/server.h"
 
 namespace ffn::tests {
@@ -26,7 +27,7 @@ struct Running {
     std::thread thread;
     httplib::Client client;
     explicit Running(double steps_per_second = 250, const std::string& host = "127.0.0.1", serve::http::Limits limits = {})
-        : server({.host = host, .port = 0, .steps_per_second = steps_per_second, .limits = limits}),
+        : server({.host = host, .port = 0, .steps_per_second = steps_per_second, .limits = limits}, experiments::all_kinds()),
           thread([this] { server.run(); }),
           client(host, server.port()) {
         client.set_read_timeout(30, 0);

@@ -12,6 +12,7 @@
 #include "experiments/registry.h"
 #include "experiments/width_sweep/width_sweep.h"
 #include "runner/config.h"
+#include "experiments/width_sweep/live.h"
 #include "serve/server.h"
 #include "serve/serving.h"
 
@@ -21,16 +22,16 @@ using tests::Running;
 
 
 TEST_CASE("serve: the page's parameters become the width sweep's config, and bad ones are refused in one line") {
-    const Json defaults = serve::session_config(Json::object());
+    const Json defaults = experiments::width_sweep::live_config(Json::object());
     CHECK(defaults["experiment"] == "width_sweep");
     CHECK(defaults["target"] == "sin(3*x)");
     CHECK(defaults["model"]["width"] == 8);
     CHECK(defaults["steps"] == 5000);
     CHECK(defaults["seeds"] == Json::array({0}));
-    CHECK(serve::session_config({{"model.width", 1}, {"seed", 7}})["seeds"] == Json::array({7}));
+    CHECK(experiments::width_sweep::live_config({{"model.width", 1}, {"seed", 7}})["seeds"] == Json::array({7}));
     auto message = [](const Json& page) {
         try {
-            serve::session_config(page);
+            experiments::width_sweep::live_config(page);
         } catch (const Error& e) {
             return std::string(e.what());
         }
@@ -45,7 +46,7 @@ TEST_CASE("serve: the page's parameters become the width sweep's config, and bad
     // A CSV's points, as the page sends them: the config holds them, and the
     // same checks as sweep's apply, with the page's bound on their count.
     const Json points = {{"target", "points"}, {"points", {{-1, 0.5}, {0, 0}, {1, 0.5}}}, {"samples", 3}, {"interval", {-1, 1}}};
-    CHECK(serve::session_config(points)["points"] == Json::parse("[[-1, 0.5], [0, 0], [1, 0.5]]"));
+    CHECK(experiments::width_sweep::live_config(points)["points"] == Json::parse("[[-1, 0.5], [0, 0], [1, 0.5]]"));
     Json unsorted = points;
     unsorted["points"] = {{0, 0}, {-1, 0.5}, {1, 0.5}};
     CHECK(message(unsorted).find("key 'points': row 2 ([-1, 0.5]): x below the row before (0)") != std::string::npos);
@@ -72,7 +73,7 @@ TEST_CASE("serve: a session trained to its budget ends with the RMSE `sweep` get
     CHECK(done["rmse"].get<double>() == fitted.front().rmse);  // exact: the same training, the same bits
     CHECK(done["rmse"].get<double>() < 1);
     CHECK(done["kinks"].is_null());  // GELU has no kinks to count
-    CHECK(done["y"].size() == serve::kGridPoints);
+    CHECK(done["y"].size() == experiments::width_sweep::kGridPoints);
 }
 
 TEST_CASE("serve: the config of a paused state (?at=STEP) stops at that step and ends at the RMSE shown, bit for bit") {
@@ -142,14 +143,14 @@ TEST_CASE("serve: a net that diverges stops and says so - unknown sessions and b
     const auto options = r.client.Get("/api/options");
     REQUIRE(options);
     const Json o = Json::parse(options->body);
-    CHECK(o["max_width"] == serve::kMaxWidth);
-    for (const auto& target : o["targets"]) CHECK_NOTHROW(serve::session_config({{"target", target}}));
+    CHECK(o["max_width"] == experiments::width_sweep::kMaxWidth);
+    for (const auto& target : o["targets"]) CHECK_NOTHROW(experiments::width_sweep::live_config({{"target", target}}));
 }
 
 TEST_CASE("serve: a port already taken is refused in one line") {
     Running r;
     try {
-        serve::Server second({.host = "127.0.0.1", .port = r.server.port()});
+        serve::Server second({.host = "127.0.0.1", .port = r.server.port()}, experiments::all_kinds());
         FAIL("a second server listened on the same port");
     } catch (const Error& e) {
         CHECK(std::string(e.what()) == "--host 127.0.0.1 --port " + std::to_string(r.server.port()) +

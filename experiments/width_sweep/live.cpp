@@ -1,4 +1,4 @@
-#include "serve/session.h"
+#include "experiments/width_sweep/live.h"
 
 #include <cmath>
 #include <set>
@@ -6,11 +6,11 @@
 #include "analysis/kinks.h"
 #include "core/error.h"
 #include "experiments/registry.h"
+#include "experiments/width_sweep/page.h"
 #include "nn/activation.h"
 
-namespace ffn::serve {
+namespace ffn::experiments::width_sweep {
 
-namespace ws = experiments::width_sweep;
 using namespace std::chrono_literals;
 
 namespace {
@@ -48,7 +48,7 @@ void check_at_most(const char* key, const Json& value, long most) {
 
 }  // namespace
 
-Json session_config(const Json& page) {
+Json live_config(const Json& page) {
     if (!page.is_object()) throw Error("the request: expected a JSON object of parameters");
     static const std::set<std::string> keys = {"target", "points", "interval", "samples", "model.width", "activation", "init",
                                                "optimizer", "lr", "steps", "seed", "units"};
@@ -81,21 +81,20 @@ Json session_config(const Json& page) {
     }
     // The schema's checks, in the CLI's words: types, ranges, choices.
     const runner::Plan plan = runner::make_plan(config, "the page", {}, experiments::all_kinds());
-    ws::make_fit_data(plan.runs.front());  // the interval and the target's expression
-    return Json::parse(config.dump());
+    make_fit_data(plan.runs.front());  // the interval and the target's expression
+    return config;
 }
 
-Session::Session(const Json& config, bool units, double steps_per_second)
+LiveFit::LiveFit(const Json& config, bool units, double steps_per_second)
     : config_(config),
-      plan_(runner::make_plan(runner::Json::parse(config.dump()), "the page", {}, experiments::all_kinds())),
-      data_(ws::make_fit_data(plan_.runs.front())),
+      plan_(runner::make_plan(config, "the page", {}, experiments::all_kinds())),
+      data_(make_fit_data(plan_.runs.front())),
       steps_per_second_(steps_per_second),
-      units_(units),
-      last_seen_(std::chrono::steady_clock::now()) {
+      units_(units) {
     const runner::Run& run = plan_.runs.front();
     steps_ = run.integer("steps");
     piecewise_linear_ = nn::is_piecewise_linear(nn::parse_activation(run.string("activation")));
-    const auto target = ws::target_curve(run, data_);  // NaN, a gap, where it has no value
+    const auto target = target_curve(run, data_);  // NaN, a gap, where it has no value
     std::vector<double> on_grid;
     for (std::size_t k = 0; k < kGridPoints; ++k) {
         grid_.push_back(data_.lo + (data_.hi - data_.lo) * static_cast<double>(k) / static_cast<double>(kGridPoints - 1));
@@ -114,7 +113,7 @@ Session::Session(const Json& config, bool units, double steps_per_second)
     thread_ = std::thread([this] { run_training(); });
 }
 
-Session::~Session() {
+LiveFit::~LiveFit() {
     {
         std::lock_guard lock(mutex_);
         stop_ = true;
@@ -123,7 +122,7 @@ Session::~Session() {
     thread_.join();
 }
 
-void Session::publish(long step, double loss, const ws::FittedNet& net, const std::string& status, const std::string& message) {
+void LiveFit::publish(long step, double loss, const FittedNet& net, const std::string& status, const std::string& message) {
     Json s = {{"kind", "state"}, {"step", step}, {"steps", steps_}, {"status", status}};
     s["loss"] = std::isfinite(loss) ? Json(loss) : Json(nullptr);
     s["rmse"] = std::isfinite(net.rmse) ? Json(net.rmse) : Json(nullptr);
@@ -161,13 +160,13 @@ void Session::publish(long step, double loss, const ws::FittedNet& net, const st
     changed_.notify_all();
 }
 
-void Session::run_training() {
+void LiveFit::run_training() {
     const runner::Run& run = plan_.runs.front();
     // A loss point every so many steps: a thousand or so in all.
     const long curve_every = std::max(1L, steps_ / 1000);
     double last_loss = std::nan("");
     try {
-        const ws::FittedNet final_net = ws::fit_watched(run, data_, [&](long step, double loss, const std::function<ws::FittedNet()>& net) {
+        const FittedNet final_net = fit_watched(run, data_, [&](long step, double loss, const std::function<FittedNet()>& net) {
             std::unique_lock lock(mutex_);
             step_ = step;
             if (step > 0) last_loss = loss;
@@ -211,9 +210,9 @@ void Session::run_training() {
     }
 }
 
-std::string Session::setup() const { return setup_; }
+std::string LiveFit::setup() const { return setup_; }
 
-std::optional<std::pair<std::uint64_t, std::string>> Session::next_state(std::uint64_t seen, std::size_t& curve_sent,
+std::optional<std::pair<std::uint64_t, std::string>> LiveFit::next_state(std::uint64_t seen, std::size_t& curve_sent,
                                                                          std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
     changed_.wait_for(lock, timeout, [&] { return state_number_ > seen || stop_; });
@@ -227,7 +226,7 @@ std::optional<std::pair<std::uint64_t, std::string>> Session::next_state(std::ui
     return std::make_pair(state_number_, text);
 }
 
-void Session::train() {
+void LiveFit::train() {
     std::lock_guard lock(mutex_);
     paced_ = true;
     paced_from_ = std::chrono::steady_clock::now();
@@ -236,28 +235,28 @@ void Session::train() {
     changed_.notify_all();
 }
 
-void Session::pause() {
+void LiveFit::pause() {
     std::lock_guard lock(mutex_);
     paced_ = false;
     target_ = step_;
     changed_.notify_all();
 }
 
-void Session::step(long count) {
+void LiveFit::step(long count) {
     std::lock_guard lock(mutex_);
     paced_ = false;
     target_ = std::min(steps_, step_ + std::max(1L, count));
     changed_.notify_all();
 }
 
-void Session::advance(long to_step) {
+void LiveFit::advance(long to_step) {
     std::lock_guard lock(mutex_);
     paced_ = false;
     target_ = std::clamp(to_step, step_, steps_);
     changed_.notify_all();
 }
 
-void Session::show_units(bool on) {
+void LiveFit::show_units(bool on) {
     std::lock_guard lock(mutex_);
     units_ = on;
     if (final_net_) publish(final_step_, final_loss_, *final_net_, final_status_, final_message_);  // training is over: drawn here
@@ -265,7 +264,7 @@ void Session::show_units(bool on) {
     changed_.notify_all();
 }
 
-void Session::close() {
+void LiveFit::close() {
     {
         std::lock_guard lock(mutex_);
         stop_ = true;
@@ -273,31 +272,80 @@ void Session::close() {
     changed_.notify_all();
 }
 
-bool Session::closed() const {
+bool LiveFit::closed() const {
     std::lock_guard lock(mutex_);
     return stop_;
 }
 
-bool Session::add_listener() {
-    std::lock_guard lock(mutex_);
-    if (listeners_ >= kMaxStreams) return false;
-    ++listeners_;
+Json LiveFit::config(std::optional<long> at_step) const {
+    Json config = config_;
+    if (at_step) {
+        if (*at_step < 0 || *at_step > steps_) throw Error("'at': expected a step from 0 to " + std::to_string(steps_));
+        config["steps"] = *at_step;
+    }
+    return config;
+}
+
+bool LiveFit::control(const std::string& action, const Json& body) {
+    // A count or a step: an integer >= 0, held to the page's bound.
+    const auto integer = [&](const char* key, long fallback) {
+        if (!body.contains(key)) return fallback;
+        if (!body[key].is_number_integer() || body[key].get<long long>() < 0)
+            throw Error(std::string("'") + key + "': expected an integer >= 0, got " + body[key].dump());
+        return static_cast<long>(std::min<long long>(body[key].get<long long>(), kMaxSteps));
+    };
+    if (action == "train") {
+        train();
+    } else if (action == "pause") {
+        pause();
+    } else if (action == "step") {
+        step(integer("count", 10));
+    } else if (action == "advance") {
+        if (!body.contains("to")) throw Error("'to': the step to advance to is missing");
+        advance(integer("to", 0));
+    } else if (action == "units") {
+        if (!body.contains("on") || !body["on"].is_boolean()) throw Error("'on': expected true or false");
+        show_units(body["on"].get<bool>());
+    } else {
+        return false;
+    }
     return true;
 }
 
-void Session::remove_listener() {
-    std::lock_guard lock(mutex_);
-    --listeners_;
+namespace {
+// Targets the page offers; any other expression can be typed.
+const std::vector<std::string> kTargets = {"sin(3*x)", "abs(x)", "x^2", "exp(-x^2)", "tanh(4*x)", "sin(x)+0.3*sin(7*x)"};
+
+const runner::KeySpec& key_spec(const std::string& path) {
+    for (const auto& kind : all_kinds())
+        if (kind.name == "width_sweep")
+            if (const runner::KeySpec* k = kind.schema.find(path)) return *k;
+    throw Error("width_sweep has no key '" + path + "'");
+}
+}  // namespace
+
+runner::LiveKind live_kind() {
+    return {.page = kPage,
+            .options =
+                [] {
+                    const Json defaults = live_config(Json::object());
+                    const Json flat = {{"target", defaults["target"]},       {"interval", defaults["interval"]},
+                                       {"samples", defaults["samples"]},     {"model.width", defaults["model"]["width"]},
+                                       {"activation", defaults["activation"]}, {"init", defaults["init"]},
+                                       {"optimizer", defaults["optimizer"]}, {"lr", defaults["lr"]},
+                                       {"steps", defaults["steps"]},         {"seed", defaults["seeds"][0]}};
+                    return Json{{"activations", key_spec("activation").choices},
+                                {"optimizers", key_spec("optimizer").choices},
+                                {"targets", kTargets},
+                                {"max_width", kMaxWidth},
+                                {"max_steps", kMaxSteps},
+                                {"defaults", flat}};
+                },
+            .start = [](const Json& parameters, double steps_per_second) -> std::unique_ptr<runner::LiveSession> {
+                const Json config = live_config(parameters);
+                const bool units = parameters.contains("units") && parameters["units"].get<bool>();  // a boolean: live_config checked
+                return std::make_unique<LiveFit>(config, units, steps_per_second);
+            }};
 }
 
-void Session::touch() {
-    std::lock_guard lock(mutex_);
-    last_seen_ = std::chrono::steady_clock::now();
-}
-
-std::chrono::steady_clock::time_point Session::last_seen() const {
-    std::lock_guard lock(mutex_);
-    return last_seen_;
-}
-
-}  // namespace ffn::serve
+}  // namespace ffn::experiments::width_sweep

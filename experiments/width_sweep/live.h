@@ -1,9 +1,9 @@
 #pragma once
-// One page's training session for `ffn-lab serve`: a width_sweep run (a
-// 1-m-1 net on a 1-D target) trained on a thread of its own through the
-// same code as `sweep` (width_sweep::fit_watched), paced so that a person
-// can watch it, paused, stepped and advanced on request, and seen as a
-// sequence of states (JSON texts) that the page draws.
+// The width sweep watched live (`ffn-lab serve`, document 002's "Try it"
+// figure): one page's run (a 1-m-1 net on a 1-D target) trained on a
+// thread of its own through the same code as `sweep` (fit_watched), paced
+// so that a person can watch it, paused, stepped and advanced on request,
+// and seen as a sequence of states (JSON texts) that page.html draws.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "experiments/width_sweep/width_sweep.h"
-#include "io/json.h"
 #include "runner/config.h"
+#include "runner/live.h"
 
-namespace ffn::serve {
+namespace ffn::experiments::width_sweep {
 
-using Json = nlohmann::ordered_json;
+using runner::Json;
 
 // What one page may ask for: bounds that keep one tab from starving the
 // machine, whatever the config schema itself would accept.
@@ -27,7 +27,6 @@ inline constexpr long kMaxWidth = 64;
 inline constexpr long kMaxSamples = 2000;
 inline constexpr long kMaxSteps = 100000;
 inline constexpr std::size_t kGridPoints = 201;  // where the curves are drawn
-inline constexpr int kMaxStreams = 2;  // event streams per session: a page's, and its reconnection's
 
 // The page's parameters (the keys of a width_sweep config, `seed` for its
 // one seed, `units` for the contributions) made into the config that
@@ -35,40 +34,38 @@ inline constexpr int kMaxStreams = 2;  // event streams per session: a page's, a
 // where the page says nothing. Throws ffn::Error, in the CLI's words, for
 // an unknown key, a wrong type, a value out of range or a target that
 // does not parse.
-Json session_config(const Json& page_parameters);
+Json live_config(const Json& page_parameters);
 
-class Session {
+// What `ffn-lab serve` hosts: the page, its options, LiveFit sessions.
+runner::LiveKind live_kind();
+
+class LiveFit : public runner::LiveSession {
 public:
-    // `config` from session_config. Starts paused at step 0, the initial
-    // net drawn. Throws ffn::Error as session_config does.
-    Session(const Json& config, bool units, double steps_per_second = 250);
-    ~Session();  // ends the training and waits for its thread
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    // `config` from live_config. Starts paused at step 0, the initial net
+    // drawn. Throws ffn::Error as live_config does.
+    LiveFit(const Json& config, bool units, double steps_per_second = 250);
+    ~LiveFit() override;  // ends the training and waits for its thread
+    LiveFit(const LiveFit&) = delete;
+    LiveFit& operator=(const LiveFit&) = delete;
 
-    const Json& config() const { return config_; }
-    // The unchanging part: the grid, the target on it, the samples.
-    std::string setup() const;
-    // The first state after number `seen` (0: any), waiting up to
-    // `timeout` for one; with its number. Its "curve" holds the loss points
-    // from `curve_sent` on, which then counts them.
+    // at_step: the config with that many steps, which `sweep` reproduces
+    // bit for bit (the learning rate is constant, so the first STEP steps
+    // of any budget are the same).
+    Json config(std::optional<long> at_step = std::nullopt) const override;
+    // The grid, the target on it, the samples.
+    std::string setup() const override;
     std::optional<std::pair<std::uint64_t, std::string>> next_state(std::uint64_t seen, std::size_t& curve_sent,
-                                                                    std::chrono::milliseconds timeout);
+                                                                    std::chrono::milliseconds timeout) override;
+    // train, pause, step {count}, advance {to}, units {on}.
+    bool control(const std::string& action, const Json& body) override;
+    void close() override;
+    bool closed() const override;
 
     void train();                 // run, paced, to the step budget
     void pause();                 // stop at the step reached
     void step(long count);        // `count` more steps, then pause
     void advance(long to_step);   // as fast as it goes to that step, then pause
     void show_units(bool on);
-    // Ends the training (DELETE, or unwatched too long); its streams end.
-    void close();
-    bool closed() const;
-    // Event streams open on this session, at most kMaxStreams.
-    bool add_listener();
-    void remove_listener();
-    // When a request or a listener last came: sessions nobody watches end.
-    void touch();
-    std::chrono::steady_clock::time_point last_seen() const;
 
 private:
     void run_training();
@@ -92,7 +89,6 @@ private:
     bool units_ = false;
     bool stop_ = false;
     bool redraw_ = false;  // show_units while paused
-    int listeners_ = 0;
     // The net training ended with, drawn again when units are asked after.
     std::optional<experiments::width_sweep::FittedNet> final_net_;
     long final_step_ = 0;
@@ -101,11 +97,11 @@ private:
     long step_ = 0;
     std::chrono::steady_clock::time_point paced_from_{};
     long paced_from_step_ = 0;
-    std::chrono::steady_clock::time_point last_state_time_{}, last_seen_;
+    std::chrono::steady_clock::time_point last_state_time_{};
     std::vector<std::pair<long, double>> curve_;  // loss points not yet sent
     std::uint64_t state_number_ = 0;
     std::string state_;
     std::thread thread_;
 };
 
-}  // namespace ffn::serve
+}  // namespace ffn::experiments::width_sweep
