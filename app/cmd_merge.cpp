@@ -17,15 +17,8 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
                     "A folder whose every subfolder is a shard (as `ffn-lab slurm` lays them out): no list to pass, "
                     "however many parts");
     cmd->add_option("-o,--out", o.out_dir, "Write the tables and manifest here, as sweep --out does");
-    cmd->add_option("--table", o.display.tables, "Print only this table (repeatable); files under --out keep all");
-    cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
-        ->check(CLI::IsMember({"md", "csv", "json"}));
-    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns model.width,rmse_median")->delimiter(',');
-    cmd->add_flag("--wide", o.display.wide, "On a terminal: every column, however long the lines");
-    cmd->add_flag("--tty", o.display.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
+    add_display_options(cmd, o.display, Printed::tables, "model.width,rmse_median");
     cmd->add_option("--plot", o.plot_dir, "Write the experiment's figures here");
-    cmd->add_flag("--check", o.display.check, "Exit 1 when any verdict column says miss");
-    cmd->add_flag("-q,--quiet", o.display.quiet, "No summary on stderr");
     return cmd;
 }
 

@@ -13,11 +13,7 @@ CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
     auto* cmd = app.add_subcommand("results", "List the result folders sweeps wrote with --out: config, overrides, commit, "
                                               "time, runs, verdicts, headline (feed two of them to `diff`)");
     cmd->add_option("folders", o.roots, "Result folders, or folders to search for them (default: results)");
-    cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
-        ->check(CLI::IsMember({"md", "csv", "json"}));
-    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns folder,pass,config/lr (a config key as config/KEY)")->delimiter(',');
-    cmd->add_flag("--wide", o.display.wide, "On a terminal: every column, however long the lines");
-    cmd->add_flag("--tty", o.display.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
+    add_display_options(cmd, o.display, Printed::folders, "folder,pass,config/lr (a config key as config/KEY)");
     return cmd;
 }
 

@@ -10,6 +10,7 @@
 #include "experiments/support/plot.h"
 #include "report/text.h"
 #include "runner/estimate.h"
+#include "runner/output_set.h"
 #include "runner/run_cache.h"
 #include "runner/sweep.h"
 
@@ -47,16 +48,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
     };
     cmd->add_option("--plot-seed", o.plot_seed, "With --plot: draw this seed of every width (default: each width's median)")
         ->check(seed_text);
-    cmd->add_option("--table", o.display.tables, "Print only this table (repeatable); files under --out keep all");
-    cmd->add_option("-f,--format", o.display.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
-        ->check(CLI::IsMember({"md", "csv", "json"}));
-    cmd->add_option("--columns", o.display.columns, "Print only these columns: --columns model.width,rmse_median")->delimiter(',');
-    cmd->add_flag("--wide", o.display.wide, "On a terminal: every column, however long the lines");
-    cmd->add_flag("--tty", o.display.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
+    add_display_options(cmd, o.display, Printed::tables, "model.width,rmse_median");
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
-    cmd->add_flag("--check", o.display.check,
-                  "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
-    cmd->add_flag("-q,--quiet", o.display.quiet, "No progress line or summary on stderr");
     cmd->add_flag("--print-config", o.print_config,
                   "Print the config as it would run (bases merged, overrides applied) as JSON, and run nothing");
     cmd->add_flag("--dry-run", o.dry_run,
@@ -68,16 +61,17 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
 }
 
 namespace {
-// The runs the sweep's cache (--cache, else OUT/runs) already holds, for the
-// dry run's estimate: a folder that is not there holds none.
+// The runs the sweep's cache already holds, for the dry run's estimate: a
+// folder that is not there holds none.
 std::vector<bool> cached_runs(const runner::Plan& plan, const SweepOptions& o) {
-    const std::string folder = !o.cache_dir.empty() ? o.cache_dir : o.out_dir.empty() ? "" : (std::filesystem::path(o.out_dir) / "runs").string();
-    std::error_code ec;
-    if (o.fresh || folder.empty() || !std::filesystem::is_directory(folder, ec)) return {};
+    if (o.fresh) return {};
     // Without its key no entry could be authenticated, and a dry run makes
-    // none; a key the sweep would refuse (or no place for one) is the
-    // sweep's error to give.
+    // none; a key the sweep would refuse (or no place for one), or a
+    // folder it could not name, is the sweep's error to give.
     try {
+        const std::string folder = runner::run_cache_folder(o.cache_dir, o.out_dir);
+        std::error_code ec;
+        if (folder.empty() || !std::filesystem::is_directory(folder, ec)) return {};
         if (!std::filesystem::is_regular_file(runner::cache_key_path(), ec)) return {};
         const runner::RunCache cache(folder);
         std::vector<bool> cached(plan.runs.size());
@@ -130,7 +124,7 @@ int run_sweep(const SweepOptions& o) {
     if (!out.empty() || !o.cache_dir.empty())
         say_on_interrupt(fmt::format("{}: interrupted; the runs that finished are kept in {}, and the same command computes only "
                                      "the rest",
-                                     config, !o.cache_dir.empty() ? o.cache_dir : (std::filesystem::path(out) / "runs").string()));
+                                     config, runner::run_cache_folder(o.cache_dir, out)));
     else
         say_on_interrupt(config + ": interrupted; nothing was kept (--out DIR keeps each finished run, to resume from)");
     const runner::SweepResult result = runner::sweep(plan, {.out = out,

@@ -16,6 +16,18 @@ namespace {
 bool on_terminal(const DisplayOptions& d) { return d.format.empty() && (d.tty || ::isatty(STDOUT_FILENO)); }
 }  // namespace
 
+void add_display_options(CLI::App* cmd, DisplayOptions& d, Printed printed, const std::string& columns_example) {
+    if (printed == Printed::tables) cmd->add_option("--table", d.tables, "Print only this table (repeatable); files under --out keep all");
+    cmd->add_option("-f,--format", d.format, "stdout format (default: aligned columns on a terminal, md elsewhere)")
+        ->check(CLI::IsMember({"md", "csv", "json"}));
+    cmd->add_option("--columns", d.columns, "Print only these columns: --columns " + columns_example)->delimiter(',');
+    cmd->add_flag("--wide", d.wide, "On a terminal: every column, however long the lines");
+    cmd->add_flag("--tty", d.tty, "Print as on a terminal (aligned, fitted to $COLUMNS) even into a pipe");
+    if (printed == Printed::folders) return;
+    cmd->add_flag("--check", d.check, "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
+    cmd->add_flag("-q,--quiet", d.quiet, "Nothing on stderr but errors: no progress line, no summary");
+}
+
 void check_display(const DisplayOptions& d) {
     const bool terminal = on_terminal(d);
     const std::string format = d.format.empty() ? "md" : d.format;

@@ -2,6 +2,8 @@
 // Printing a sweep's tables and its verdict lines: what `sweep` and `merge`
 // show once the work is done, as on a terminal (aligned, fitted to its
 // width) or as markdown, CSV or JSON.
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -16,6 +18,15 @@ struct DisplayOptions {
     std::vector<std::string> columns;  // --columns
     bool wide = false, tty = false, quiet = false, check = false;
 };
+
+// What a command prints: a sweep's tables (sweep, merge), which take
+// --table, --check and -q too, or a listing of folders (results).
+enum class Printed { tables, folders };
+
+// The display options (-f/--format, --columns, --wide, --tty; for tables
+// also --table, --check, -q), registered here once for every command that
+// prints. `columns_example` ends --columns' help.
+void add_display_options(CLI::App* cmd, DisplayOptions& d, Printed printed, const std::string& columns_example);
 
 // Refuses contradictory display options before any work.
 void check_display(const DisplayOptions& d);

@@ -169,6 +169,11 @@ ResultFolder read_result_folder(const std::string& folder) {
     return out;
 }
 
+std::string run_cache_folder(const std::string& cache, const std::string& out) {
+    if (!cache.empty()) return resolve_output_path(cache, "--cache");
+    return out.empty() ? "" : (fs::path(resolve_output_path(out, "--out")) / kCache).string();
+}
+
 void check_output_folder(const std::string& folder, const std::string& config_file) {
     std::error_code ec;
     const auto status = fs::symlink_status(folder, ec);

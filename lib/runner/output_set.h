@@ -86,6 +86,11 @@ private:
 // nowhere.
 std::string resolve_output_path(const std::string& path, const std::string& what);
 
+// The folder of a sweep's run cache: `cache` (--cache) when given, else
+// OUT/runs of `out` (--out), else none (""). Both resolved as
+// resolve_output_path does.
+std::string run_cache_folder(const std::string& cache, const std::string& out);
+
 // Judges `folder` by the rules above, and throws ffn::Error when a sweep
 // of `config_file` may not replace it: not a folder, not one ffn-lab wrote,
 // holding files ffn-lab did not write (listed), or another config's tables.

@@ -74,7 +74,7 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     // Finished runs go to the cache as they finish, straight into OUT/runs
     // (not the staged set), so that a kill before the tables are written
     // keeps them; the staged set takes them over at commit.
-    const std::string cache = !r.cache.empty() ? resolve_output_path(r.cache, "--cache") : out ? out->cache() : "";
+    const std::string cache = run_cache_folder(r.cache, r.out);
     // The --out folder is replaced as a whole at the end: a cache inside
     // it, other than its own runs/, would go with the old set.
     if (!r.cache.empty() && out && out->holds(cache) && !same_folder(cache, out->cache()))
