@@ -88,15 +88,6 @@ same_files_everywhere() {
 # the same products and the same loops. planted_features.json and
 # unit_contrast.json train 80 MLPs each through the gemm like
 # glu_variants.json; same_files_everywhere runs them short.
-configs_for_every_family() {
-    for config in configs/*.json; do
-        case "$config" in
-            configs/activations.json|configs/width_neighbours.json|configs/glu_variants.json|configs/planted_features.json|configs/unit_contrast.json|configs/tms_*.json) ;;
-            *) echo "$config" ;;
-        esac
-    done
-}
-
 kernel_families() {
     echo ref
     flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
@@ -192,21 +183,19 @@ case "${1:-}" in
         fuzz 15
         # ctest's cli_check_config_* cases ran `ffn-lab check` on every config
         # with the best family; here the other families, on all but the long
-        # trainers.
+        # trainers (--quick; width_quick covers the width sweep's kernels).
         best=$(kernel_families 2> /dev/null | tail -1)
         for isa in $(kernel_families); do
             [ "$isa" = "$best" ] && continue
             echo "build.sh: ffn-lab check with FFNLAB_ISA=$isa"
-            # shellcheck disable=SC2046 # one word per config path
-            FFNLAB_ISA=$isa ./build/ffn-lab check $(configs_for_every_family)
+            FFNLAB_ISA=$isa ./build/ffn-lab check --quick
         done
         # glibc picks FMA versions of exp, log, sin, cos, pow... on CPUs that
         # have FMA, which can differ from the others in the last bit; no
         # result may use them (lib/core/math.h). Check the tables with the
         # versions a CPU without FMA or AVX2 would get.
         echo "build.sh: ffn-lab check with glibc's libm as on a CPU without FMA"
-        # shellcheck disable=SC2046
-        GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab check $(configs_for_every_family)
+        GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab check --quick
         same_files_everywhere
         ;;
     check)

@@ -1,6 +1,9 @@
 #include "cmd_check.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -21,6 +24,10 @@ CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
                     "default: the checkout found from here)");
     cmd->add_flag("--update", o.update, "Rewrite the expected tables from a fresh run instead of comparing");
     cmd->add_option("-t,--threads", o.threads, "Worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_flag("--quick", o.quick,
+                  "Leave out the configs whose check is long (\"check\": {\"long\": true}: trainers that take more than a few seconds)");
+    cmd->add_option("--durations", o.durations, "Then list the N slowest configs, with their times (pytest's --durations)")
+        ->check(CLI::Range(1, 100000));
     return cmd;
 }
 
@@ -34,22 +41,41 @@ int run_check(const CheckOptions& o) {
         throw Error("check: no configs in " + (std::filesystem::path(root) / "configs").string() +
                     " (check reads the .json files directly in it, not in its subfolders)");
     for (const auto& config : configs) runner::require_in_checkout(config, root);
-    int ok = 0, differ = 0, errors = 0, updated = 0;
+    int ok = 0, differ = 0, errors = 0, updated = 0, skipped = 0;
+    std::vector<std::pair<double, std::string>> times;  // seconds, config
+    const auto start = std::chrono::steady_clock::now();
     for (const auto& config : configs) {
-        const auto outcome = runner::check_config(config, root, o.update, experiments::all_kinds(), o.threads, bundled_configs());
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto outcome =
+            runner::check_config(config, root, o.update, experiments::all_kinds(), o.threads, bundled_configs(), o.quick);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const char* word = "error";
         switch (outcome.status) {
             case runner::CheckStatus::ok: word = "ok"; ++ok; break;
             case runner::CheckStatus::differs: word = "differs"; ++differ; break;
             case runner::CheckStatus::updated: word = "updated"; ++updated; break;
+            case runner::CheckStatus::skipped: word = "skipped"; ++skipped; break;
             case runner::CheckStatus::error: ++errors; break;
         }
-        std::cout << fmt::format("{:<8} {}\n", word, config);
+        if (outcome.status == runner::CheckStatus::skipped) {
+            std::cout << fmt::format("{:<8} {} (long; --quick leaves it out)\n", word, config);
+        } else {
+            std::cout << fmt::format("{:<8} {}  {}\n", word, config, report::seconds_text(seconds));
+            times.emplace_back(seconds, config);
+        }
         for (const auto& line : outcome.details) std::cout << "         " << line << "\n";
         std::cout.flush();  // a line per config as it ends, in a pipe or a CI log too
     }
-    std::cout << fmt::format("check: {} ok, {} {}, {}{}\n", ok, differ, differ == 1 ? "differs" : "differ", report::counted(errors, "error"),
-                             o.update ? fmt::format(", {} updated", updated) : "");
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << fmt::format("check: {} ok, {} {}, {}{}{} in {}\n", ok, differ, differ == 1 ? "differs" : "differ",
+                             report::counted(errors, "error"), o.update ? fmt::format(", {} updated", updated) : "",
+                             skipped ? fmt::format(", {} long skipped", skipped) : "", report::seconds_text(total));
+    if (o.durations > 0) {
+        std::stable_sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::cout << fmt::format("slowest {}:\n", std::min(o.durations, times.size()));
+        for (std::size_t i = 0; i < std::min(o.durations, times.size()); ++i)
+            std::cout << fmt::format("  {:>8}  {}\n", report::seconds_text(times[i].first), times[i].second);
+    }
     if (errors) return 2;
     return differ ? 1 : 0;
 }

@@ -8,8 +8,9 @@ namespace ffn::app {
 struct CheckOptions {
     std::vector<std::string> configs;
     std::string root;
-    bool update = false;
+    bool update = false, quick = false;
     std::size_t threads = 0;
+    std::size_t durations = 0;  // the N slowest configs, summed up at the end
 };
 
 CLI::App* setup_check(CLI::App& app, CheckOptions& options);

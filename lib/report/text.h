@@ -16,6 +16,11 @@ inline std::string counted(std::size_t n, std::string_view noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
+// A wall time as a person reads it: "0.42 s", "12.3 s", "243 s".
+inline std::string seconds_text(double s) {
+    return s < 10 ? fmt::format("{:.2f} s", s) : s < 100 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} s", s);
+}
+
 // Text as a terminal should show it: control characters (ESC, BEL, a
 // newline) written as \xNN, so that a line stays one line and no escape
 // sequence from a file, a key or a variable reaches the terminal.

@@ -69,12 +69,17 @@ std::string config_changes(const Json& now, const std::string& expected) {
 }  // namespace
 
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
-                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled) {
+                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled,
+                          bool skip_long) {
     CheckOutcome outcome{config_path, CheckStatus::error, {}};
     std::error_code ec;
     try {
         require_in_checkout(config_path, root);
         const Plan plan = make_plan(load_config(config_path, bundled), config_path, {}, kinds);
+        if (skip_long && plan.check_long) {
+            outcome.status = CheckStatus::skipped;
+            return outcome;
+        }
         const SweepResult result = execute(plan, {threads, {}, {}});
         const std::string expected = expected_path(root, plan.kind->name, config_path);
         if (update) {

@@ -14,7 +14,7 @@
 
 namespace ffn::runner {
 
-enum class CheckStatus { ok, differs, error, updated };
+enum class CheckStatus { ok, differs, error, updated, skipped };
 
 struct CheckOutcome {
     std::string config;
@@ -32,8 +32,10 @@ void require_in_checkout(const std::string& config_path, const std::string& root
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path);
 
 // `bundled` is the checkout's configs folder, where a study's `base` may
-// name a bundled config (runner::load_config).
+// name a bundled config (runner::load_config). With `skip_long`, a config
+// whose check is long (check.long) is not run: skipped.
 CheckOutcome check_config(const std::string& config_path, const std::string& root, bool update,
-                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled = "");
+                          const std::vector<ExperimentKind>& kinds, std::size_t threads, const std::string& bundled = "",
+                          bool skip_long = false);
 
 }  // namespace ffn::runner

@@ -786,10 +786,14 @@ void read_judging_blocks(Plan& plan, const Json& root, const Schema& schema) {
     }
     if (root.contains("check")) {
         const Json& c = root["check"];
-        if (!c.is_object()) throw Error(source + ": key 'check': expected an object {\"rtol\": R, \"atol\": A}");
-        reject_unknown_keys(c, {"rtol", "atol"}, source + ": check");
+        if (!c.is_object()) throw Error(source + ": key 'check': expected an object {\"rtol\": R, \"atol\": A, \"long\": B}");
+        reject_unknown_keys(c, {"rtol", "atol", "long"}, source + ": check");
         plan.check_tolerance.rtol = read_tolerance(c, "rtol", plan.check_tolerance.rtol, source + ": check");
         plan.check_tolerance.atol = read_tolerance(c, "atol", plan.check_tolerance.atol, source + ": check");
+        if (c.contains("long")) {
+            if (!c["long"].is_boolean()) throw Error(source + ": check: key 'long': expected true or false, got " + c["long"].dump());
+            plan.check_long = c["long"].get<bool>();
+        }
     }
 }
 

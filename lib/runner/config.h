@@ -101,6 +101,10 @@ struct Plan {
     std::vector<std::uint64_t> seeds;
     std::vector<report::Expectation> expectations;
     report::Tolerance check_tolerance{1e-9, 1e-12};
+    // check.long: the config's check trains for more than a few seconds;
+    // `check --quick` (the sanitizer pass, the check of every kernel
+    // family) leaves it out.
+    bool check_long = false;
     // The config's "protocol" block, validated, key -> value ("seeds"
     // expanded to its list): the settings the document's numbers hold for.
     Json protocol = Json::object();

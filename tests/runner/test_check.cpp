@@ -5,7 +5,9 @@
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
 #include "report/table_io.h"
+#include "core/error.h"
 #include "runner/check.h"
+#include "runner/config.h"
 #include "support.h"
 
 using namespace ffn::runner;
@@ -65,4 +67,21 @@ TEST_CASE("a missing expected table is an error that says how to create it") {
     CHECK(outcome.status == CheckStatus::error);
     // The root is not the checkout here, so the command names it.
     CHECK(outcome.details[0].find("no expected table (run `ffn-lab check --root " + root.dir.path().string() + " --update ") != std::string::npos);
+}
+
+TEST_CASE("every bundled config says in its own file whether its check is long, as its bases make it") {
+    // tests/CMakeLists.txt labels a config's check test long from the
+    // file's own "check": {"long": ...}, without following its base: each
+    // file must say what the resolved config says.
+    const std::string root = ffn::test::source_path("");
+    for (const auto& config : bundled_configs(root)) {
+        CAPTURE(config);
+        const Json own = load_json_file(config);
+        const bool said = own.contains("check") && own["check"].value("long", false);
+        const Plan plan = make_plan(load_config(config, (fs::path(root) / "configs").string()), config, {}, ffn::experiments::all_kinds());
+        CHECK(said == plan.check_long);
+    }
+    // And the word is checked like any key.
+    CHECK_THROWS_WITH_AS(make_plan(Json{{"experiment", "abs_construction"}, {"check", {{"long", "yes"}}}}, "c.json", {}, ffn::experiments::all_kinds()),
+                         "c.json: check: key 'long': expected true or false, got \"yes\"", ffn::Error);
 }
