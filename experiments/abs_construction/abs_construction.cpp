@@ -177,9 +177,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {worked, jac, grid, affine_fit<T>()};
 }
 
-std::vector<report::Table> run_abs(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -210,7 +207,7 @@ runner::ExperimentKind make() {
             .description = "doc 000's exact 2-4-2 ReLU net for |x|: forward, no-ReLU collapse, Jacobian rank",
             .schema = std::move(schema),
             .headlines = {{"worked_example", {"quantity", "value"}}, {"grid", {"inputs", "max_abs_error_vs_abs", "max_abs_without_activation", "max_reconstruction_error"}}, {"jacobian", {"point", "active_units", "rank"}}, {"affine_fit", {"points", "max_abs_residual", "relu_pair_max_error"}}},
-            .run = run_abs,
+            .run = by_dtype<compute<float>, compute<double>>,
             .random = false};
 }
 

@@ -171,9 +171,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {values, shape, gelu_gap};
 }
 
-std::vector<report::Table> run_activations(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 // --plot: every activation and its derivative on the config's z range
 // widened to at least [-4, 4], in float64 through the functions training
@@ -221,7 +218,7 @@ runner::ExperimentKind make() {
             .description = "the library's activations: values, least values and where, limits, zeros, gelu vs gelu_tanh",
             .schema = std::move(schema),
             .headlines = {{"shape", {"activation", "least_value", "at_z", "zeros_in_scan"}}, {"values", {"activation", "z", "value"}}},
-            .run = run_activations,
+            .run = by_dtype<compute<float>, compute<double>>,
             .random = false,
             .plot = plot_activations};
 }

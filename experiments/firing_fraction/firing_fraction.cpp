@@ -76,9 +76,6 @@ void refuse_inputs_without_layer(const runner::Run& r) {
         throw Error("key 'inputs': the inputs file feeds a checkpoint's layer ('weights' of layout gpt2, gpt_neox or llama)");
 }
 
-std::vector<report::Table> run_firing(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -98,7 +95,7 @@ runner::ExperimentKind make() {
                 refuse_ffn_beyond_memory(plan);
                 for (const auto& r : plan.runs) refuse_inputs_without_layer(r);
             },
-            .run = run_firing,
+            .run = by_dtype<compute<float>, compute<double>>,
             .seed_statistics = runner::SeedStatistics{
                 .table = "firing",
                 .keys = {"d", "m", "tokens", "activation", "threshold"},  // the protocol's, unless swept

@@ -314,9 +314,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {absorption<T>(run, X, rng), storage(run.integer("rank")), random, hand};
 }
 
-std::vector<report::Table> run_gated_forms(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -337,7 +334,7 @@ runner::ExperimentKind make() {
             .description = "gated MLPs as symmetry-broken rank-1 bilinear forms: absorption, storage, symmetries",
             .schema = std::move(schema),
             .headlines = {{"absorption", {"identity", "activation", "relative", "agrees"}}, {"storage", {"form", "parameters", "how"}}, {"symmetry", {"form", "activation", "transformation", "relative_change", "unchanged", "unchanged_in_theory", "agrees"}}, {"hand", {"form", "activation", "transformation", "relative_change", "unchanged", "unchanged_in_theory", "agrees"}}},
-            .run = run_gated_forms};
+            .run = by_dtype<compute<float>, compute<double>>};
 }
 
 }  // namespace ffn::experiments::gated_forms

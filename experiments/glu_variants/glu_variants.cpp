@@ -205,9 +205,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {r, curve};
 }
 
-std::vector<report::Table> run_glu(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 struct Spread {
     Cell median, min, max;
@@ -388,7 +385,7 @@ runner::ExperimentKind make() {
                         return (10 * rows * hidden + 6 * rows * d + 4 * static_cast<double>(r.integer("budget"))) * (r.is_float64() ? 8 : 4);
                     });
                 },
-            .run = run_glu,
+            .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate,
             .plot = plot_curves,
             // A trained block: steps x minibatch rows x its weights, forward

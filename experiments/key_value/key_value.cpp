@@ -61,9 +61,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {t};
 }
 
-std::vector<report::Table> run_key_value(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -76,7 +73,7 @@ runner::ExperimentKind make() {
             .headlines = {{"key_value", {"case", "relative", "agrees"}}},
             .keys_from_files = ffn_keys_from_files,
             .validate = refuse_ffn_beyond_memory,
-            .run = run_key_value};
+            .run = by_dtype<compute<float>, compute<double>>};
 }
 
 }  // namespace ffn::experiments::key_value

@@ -149,9 +149,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {layer, edit, units};
 }
 
-std::vector<report::Table> run_lab(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 // The runs' tables joined, the per-unit one held back from the terminal
 // (a checkpoint's layer has thousands of units; --table units prints it).
@@ -209,7 +206,7 @@ runner::ExperimentKind make() {
                     refuse_ffn_beyond_memory(plan);
                     for (const auto& r : plan.runs) refuse_bad_settings(r);
                 },
-            .run = run_lab,
+            .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate};
 }
 

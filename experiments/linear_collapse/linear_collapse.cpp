@@ -70,9 +70,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {t};
 }
 
-std::vector<report::Table> run_collapse(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -93,7 +90,7 @@ runner::ExperimentKind make() {
                         return ffn_run_bytes(r) + (r.is_float64() ? 8.0 : 4.0) * 3 * static_cast<double>(r.integer("fit_tokens")) * (d + m);
                     });
                 },
-            .run = run_collapse};
+            .run = by_dtype<compute<float>, compute<double>>};
 }
 
 }  // namespace ffn::experiments::linear_collapse

@@ -97,9 +97,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {r, units};
 }
 
-std::vector<report::Table> run_planted(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 // Per swept point, over the seeds whose model learned the task: each
 // metric's distribution over every unit, at init and trained side by side
@@ -201,7 +198,7 @@ runner::ExperimentKind make() {
             .schema = std::move(schema),
             .headlines = {{"init_vs_trained", {"metric", "init_median", "trained_median", "change_median", "seeds_moved", "seeds"}}},
             .validate = [](const runner::Plan& plan) { planted::refuse_bad_tasks(plan); },
-            .run = run_planted,
+            .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate,
             .plot = plot_planted,
             .cost = planted::training_cost};

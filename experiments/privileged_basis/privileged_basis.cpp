@@ -180,9 +180,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {by_hand<T>(), commutes, reparam};
 }
 
-std::vector<report::Table> run_privileged_basis(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -203,7 +200,7 @@ runner::ExperimentKind make() {
                         return ffn_run_bytes(r) + 8.0 * (2 * m * m + 2 * d * d);
                     });
                 },
-            .run = run_privileged_basis};
+            .run = by_dtype<compute<float>, compute<double>>};
 }
 
 }  // namespace ffn::experiments::privileged_basis

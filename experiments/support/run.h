@@ -34,6 +34,13 @@ auto with_dtype(const runner::Run& run, F&& f) {
     return run.is_float64() ? f.template operator()<double>() : f.template operator()<float>();
 }
 
+// A kind's `run` from its compute<T> for float32 and float64, chosen by the
+// run's dtype: `.run = by_dtype<compute<float>, compute<double>>`.
+template <auto Float32, auto Float64>
+std::vector<report::Table> by_dtype(const runner::Run& run) {
+    return run.is_float64() ? Float64(run) : Float32(run);
+}
+
 // Throws when a configured tensor's shape is not the one the model needs.
 inline void require_shape(const std::string& key, std::size_t rows, std::size_t cols, std::size_t want_rows,
                           std::size_t want_cols, const std::string& why) {

@@ -69,9 +69,6 @@ std::vector<report::Table> compute(const runner::Run& run) {
     return {t};
 }
 
-std::vector<report::Table> run_tokenwise(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
@@ -84,7 +81,7 @@ runner::ExperimentKind make() {
             .headlines = {{"tokenwise", {"d", "m", "tokens", "max_abs_row_by_row", "max_abs_permuted", "allclose_row_by_row", "allclose_permuted"}}},
             .keys_from_files = ffn_keys_from_files,
             .validate = refuse_ffn_beyond_memory,
-            .run = run_tokenwise};
+            .run = by_dtype<compute<float>, compute<double>>};
 }
 
 }  // namespace ffn::experiments::tokenwise

@@ -186,8 +186,8 @@ void refuse_bad_settings(const runner::Run& r) {
 
 // Computes a run: its `run` and `chosen` tables, and with every_unit a
 // third, `units`, each unit's contrasts (for the figure).
-template <class T>
-std::vector<report::Table> compute(const runner::Run& run, bool every_unit = false) {
+template <class T, bool every_unit = false>
+std::vector<report::Table> compute(const runner::Run& run) {
     // The model: trained on the planted task, or read from `weights` (then
     // the task's keys are not used and there is no ground truth): a
     // checkpoint's layer by its layout, or a d-m-d MLP by ffn-lab's or
@@ -369,14 +369,11 @@ std::vector<report::Table> compute(const runner::Run& run, bool every_unit = fal
     return tables();
 }
 
-std::vector<report::Table> run_contrast(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run); });
-}
 
 }  // namespace
 
 std::vector<report::Table> run_with_every_unit(const runner::Run& run) {
-    return with_dtype(run, [&]<class T>() { return compute<T>(run, true); });
+    return by_dtype<compute<float, true>, compute<double, true>>(run);
 }
 
 namespace {
@@ -462,7 +459,7 @@ runner::ExperimentKind make() {
                     for (const auto& r : plan.runs) refuse_bad_settings(r);
                     planted::refuse_bad_tasks(plan, [](const runner::Run& r) { return 4.0 * static_cast<double>(r.integer("group_samples")); });
                 },
-            .run = run_contrast,
+            .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate,
             .plot = plot_contrast,
             .validate_plot_choice =
