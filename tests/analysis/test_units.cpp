@@ -237,3 +237,20 @@ TEST_CASE("permutation_test counts what relabelling and recomputing every contra
         CHECK(shuffle.next_u64() == plain.next_u64());  // the same draws used
     }
 }
+
+TEST_CASE("unit_contrasts: the standardised difference of the group means, 0 for a unit constant within each group") {
+    // Rows 0-1 in group a, 2-3 in b. Unit 0: a = (1, 3), b = (0, 2): means 2
+    // and 1, sample variances 2 and 2, so (2 - 1) / sqrt((2 + 2) / 2) =
+    // 1/sqrt(2). Unit 1: a = (5, 5), b = (1, 1): no spread, no contrast.
+    // Unit 2: unit 0 with the groups' roles swapped, the sign flips.
+    const analysis::HiddenValues H{4, 3, {1, 5, 0, 3, 5, 2, 0, 1, 1, 2, 1, 3}};
+    const auto c = analysis::unit_contrasts(H, {1, 1, 0, 0});
+    // Tolerance 1e-15: a few roundings of sums and one sqrt in float64.
+    CHECK(c.mean_a[0] == 2);
+    CHECK(c.mean_b[0] == 1);
+    CHECK(c.effect[0] == doctest::Approx(1 / std::sqrt(2.0)).epsilon(1e-15));
+    CHECK(c.mean_a[1] == 5);
+    CHECK(c.mean_b[1] == 1);
+    CHECK(c.effect[1] == 0);
+    CHECK(c.effect[2] == doctest::Approx(-1 / std::sqrt(2.0)).epsilon(1e-15));
+}
