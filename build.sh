@@ -73,13 +73,14 @@ same_files_everywhere() {
     done
 }
 
-# The configs every family's check runs: all but the long trainers.
-# width_neighbours.json is nine width sweeps (about 24 s each on the scalar
-# ref kernel) through the narrow kernel width.json already runs everywhere.
+# Every family's check is `check --quick`: all but the configs marked long
+# ("check": {"long": true}). width.json and width_neighbours.json are width
+# sweeps (width_neighbours about 24 s each of nine on the scalar ref kernel)
+# through the narrow kernel that width_quick.json runs everywhere.
 # activations.json's 1600 nets take about 18 s with AVX2; glu_variants.json's
 # 300 runs take about 40 s with AVX2 and would take about half an hour on
 # the scalar ref gemm. Their arithmetic is covered across families all the
-# same: width.json trains ReLU nets through the same narrow kernel,
+# same: width_quick.json trains ReLU nets through the same narrow kernel,
 # tests/nn/test_activation.cpp compares the smooth activations bit for bit,
 # and same_files_everywhere runs a GELU width sweep and a short glu_variants
 # sweep on every family. The toy models of superposition train many small
@@ -88,20 +89,11 @@ same_files_everywhere() {
 # the same products and the same loops. planted_features.json and
 # unit_contrast.json train 80 MLPs each through the gemm like
 # glu_variants.json; same_files_everywhere runs them short.
+
+# The kernel families this CPU runs, reference first, as the binary's own
+# registry (core/isa.h) finds them: `ffn-lab --version` says them.
 kernel_families() {
-    echo ref
-    flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
-    for isa in avx2 avx512; do
-        case "$isa" in
-            avx2) want="avx2 fma" ;;
-            avx512) want="avx512f avx512dq" ;;
-        esac
-        have=yes
-        for f in $want; do
-            case " $flags " in *" $f "*) ;; *) have=no ;; esac
-        done
-        if [ "$have" = yes ]; then echo "$isa"; else echo "build.sh: this CPU has no $isa; its check is skipped" >&2; fi
-    done
+    ./build/ffn-lab --version | sed -n 's/^kernel families this CPU runs: \([^;]*\);.*/\1/p' | tr -d ',' | tr ' ' '\n'
 }
 
 # build DIR [cmake options...]

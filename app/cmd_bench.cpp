@@ -15,7 +15,7 @@
 #include "experiments/registry.h"
 #include "runner/check.h"
 #include "runner/execute.h"
-#include "gemm/gemm.h"
+#include "core/isa.h"
 #include "report/table_io.h"
 
 namespace ffn::app {
@@ -28,8 +28,13 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     g->add_option("--shape", o.gemm.shapes, "MxKxN or MxKxN:t (A stored transposed); repeatable (default: the FFN list)");
     g->add_option("--dtype", o.gemm.dtypes, "float32 and/or float64")->check(CLI::IsMember({"float32", "float64"}));
     g->add_option("--threads", o.gemm.threads, "Thread counts to measure")->check(CLI::Range(1, 1024));
-    g->add_option("--isa", o.gemm.isas, "Kernel families (default: every SIMD family the machine has)")
-        ->check(CLI::IsMember({"ref", "avx2", "avx512"}));
+    g->add_option_function<std::vector<std::string>>(
+         "--isa",
+         [&o](const std::vector<std::string>& names) {
+             for (const auto& name : names) o.gemm.isas.push_back(*parse_isa(name));  // the check below knows each name
+         },
+         "Kernel families (default: every SIMD family the machine has)")
+        ->check(CLI::IsMember(isa_names()));
     g->add_option("--repeats", o.gemm.repeats, "Timed batches per measurement (the median is reported)")
         ->check(CLI::Range(1, 101));
     g->add_flag("--json", o.json, "One JSON record per measurement instead of tables");
@@ -90,7 +95,7 @@ namespace {
 int run_bench(const BenchOptions& o, char** argv) {
     const bool uses_openblas =
         o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed() && !o.estimate_cmd->parsed() && !o.load_cmd->parsed());  // itself, or through PyTorch
-    const std::string core = uses_openblas ? bench::openblas_core_to_force(isa_name(supported_isas().back())) : "";
+    const std::string core = uses_openblas ? bench::openblas_core_to_force(supported_isas().back()) : "";
     if (!core.empty()) {
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
         ::setenv("FFNLAB_OPENBLAS_FALLBACK", "Prescott", 1);  // for the note below

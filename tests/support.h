@@ -71,7 +71,7 @@ void for_each_isa(Body&& body) {
         const std::string name = isa_name(isa);
         CAPTURE(name);
         REQUIRE(set_isa(isa));
-        body(name);
+        body(isa);
     }
 }
 

@@ -26,7 +26,7 @@ int kinks_inside(const std::vector<double>& w, const std::vector<double>& b, dou
 namespace {
 // The registry's row for the dense-grid loops.
 const PerIsa<kernels::GridFamily>& grid_builds() {
-    static const PerIsa<kernels::GridFamily> table{{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()}};
+    static const PerIsa<kernels::GridFamily> table{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()};
     return table;
 }
 }  // namespace

@@ -206,7 +206,7 @@ constexpr std::size_t kBlock = kernels::kGroupBlock;
 template <class In>
 void contrast_block(const In* h, std::size_t ld, const Groups& groups, std::size_t n, double* effect, double* mean_a = nullptr,
                     double* mean_b = nullptr) {
-    static const PerIsa<kernels::GridFamily> builds{{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()}};
+    static const PerIsa<kernels::GridFamily> builds{kernels::avx512_grid(), kernels::avx2_grid(), kernels::ref_grid()};
     double sum[2][kBlock] = {}, sq[2][kBlock] = {}, count[2];
     for (int g = 0; g < 2; ++g) {
         const auto& rows = groups.rows[g];

@@ -88,24 +88,18 @@ struct Problem {
 };
 
 // Every family the machine has but the reference, best first.
-std::vector<std::string> default_isas() {
-    std::vector<std::string> out;
+std::vector<Isa> default_isas() {
+    std::vector<Isa> out;
     for (const Isa isa : supported_isas())
-        if (isa != Isa::ref) out.insert(out.begin(), isa_name(isa));
-    if (out.empty()) out.emplace_back("ref");
+        if (isa != Isa::ref) out.insert(out.begin(), isa);
+    if (out.empty()) out.push_back(Isa::ref);
     return out;
-}
-
-Isa isa_named(const std::string& name) {
-    const auto isa = parse_isa(name);
-    if (!isa || !isa_supported(*isa)) throw Error("--isa " + name + ": this machine cannot run it");
-    return *isa;
 }
 
 template <class T>
 void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBenchOptions& o,
-                 const std::vector<std::string>& isas, const OpenBlas& ob,
-                 const std::map<std::pair<std::string, std::size_t>, double>& peak, report::Table& t) {
+                 const std::vector<Isa>& isas, const OpenBlas& ob, const std::map<std::pair<Isa, std::size_t>, double>& peak,
+                 report::Table& t) {
     Problem<T> p(shape);
     const double flops = 2.0 * static_cast<double>(shape.M) * static_cast<double>(shape.N) * static_cast<double>(shape.K);
     for (std::size_t threads : o.threads) {
@@ -119,8 +113,8 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
             // some runs). Let them park first.
             if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
-        for (const auto& isa : isas) {
-            set_isa(isa_named(isa));
+        for (const Isa isa : isas) {
+            set_isa(isa);
             gemm::set_max_threads(threads);
             p.run_ours();
             const double err = p.sampled_relative_error();  // correctness before speed
@@ -131,7 +125,7 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
             // own yardstick (the run's one peak gives the other share).
             std::vector<double> batch_peak;
             const auto batches = batch_seconds_per_call([&] { p.run_ours(); }, o.repeats, 0.05, [&] {
-                batch_peak.push_back(gemm::measure_fma_peak_gflops(isa_named(isa), threads, 0.01) * dtype_factor);
+                batch_peak.push_back(gemm::measure_fma_peak_gflops(isa, threads, 0.01) * dtype_factor);
             });
             std::vector<double> batch_share;
             for (std::size_t b = 0; b < batches.size(); ++b) batch_share.push_back(flops / batches[b] / 1e9 / batch_peak[b]);
@@ -140,7 +134,7 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
             const double machine_peak = peak.at({isa, threads}) * dtype_factor;
             Cell ratio{};
             if (auto x = report::as_number(ob_gflops)) ratio = gflops / *x;
-            t.add_row({shape.text, dtype, static_cast<std::int64_t>(threads), isa, gflops, seconds * 1e6,
+            t.add_row({shape.text, dtype, static_cast<std::int64_t>(threads), std::string(isa_name(isa)), gflops, seconds * 1e6,
                        gflops / machine_peak, median(batch_share), err, ob_gflops, ratio});
         }
     }
@@ -151,7 +145,9 @@ void bench_shape(const GemmShape& shape, const std::string& dtype, const GemmBen
 std::vector<report::Table> bench_gemm(const GemmBenchOptions& o) {
     std::vector<GemmShape> shapes;
     for (const auto& s : o.shapes.empty() ? default_gemm_shapes() : o.shapes) shapes.push_back(parse_gemm_shape(s));
-    const std::vector<std::string> isas = o.isas.empty() ? default_isas() : o.isas;
+    const std::vector<Isa> isas = o.isas.empty() ? default_isas() : o.isas;
+    for (const Isa isa : isas)
+        if (!isa_supported(isa)) throw Error(std::string("--isa ") + isa_name(isa) + ": this machine cannot run it");
     const Isa previous_isa = active_isa();
     const std::size_t previous_threads = gemm::max_threads();
     const OpenBlas ob;
@@ -161,13 +157,13 @@ std::vector<report::Table> bench_gemm(const GemmBenchOptions& o) {
         .add_column("threads", ColumnType::integer)
         .add_column("fp32_gflops", ColumnType::real, 4, true)
         .add_column("fp64_gflops", ColumnType::real, 4, true);
-    std::map<std::pair<std::string, std::size_t>, double> peak;
-    for (const auto& isa : isas)
+    std::map<std::pair<Isa, std::size_t>, double> peak;
+    for (const Isa isa : isas)
         for (std::size_t threads : o.threads) {
             double best = 0;
-            for (int r = 0; r < 3; ++r) best = std::max(best, gemm::measure_fma_peak_gflops(isa_named(isa), threads));
+            for (int r = 0; r < 3; ++r) best = std::max(best, gemm::measure_fma_peak_gflops(isa, threads));
             peak[{isa, threads}] = best;
-            peak_table.add_row({isa, static_cast<std::int64_t>(threads), best, best / 2});
+            peak_table.add_row({std::string(isa_name(isa)), static_cast<std::int64_t>(threads), best, best / 2});
         }
 
     report::Table t("gemm");

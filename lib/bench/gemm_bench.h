@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/isa.h"
 #include "report/table.h"
 
 namespace ffn::bench {
@@ -23,7 +24,7 @@ struct GemmBenchOptions {
     std::vector<std::string> shapes;  // empty: the default list
     std::vector<std::string> dtypes = {"float32", "float64"};
     std::vector<std::size_t> threads = {1, 2};
-    std::vector<std::string> isas;  // empty: every SIMD family the machine has (ref only when asked)
+    std::vector<Isa> isas;  // empty: every SIMD family the machine has (ref only when asked)
     int repeats = 5;
 };
 

@@ -27,12 +27,15 @@ OpenBlas::OpenBlas() {
     if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) description_ += std::string(" (OPENBLAS_CORETYPE=") + forced + ")";
 }
 
-std::string openblas_core_to_force(const std::string& best_isa) {
+std::string openblas_core_to_force(Isa best_isa) {
     if (std::getenv("OPENBLAS_CORETYPE")) return "";
     const OpenBlas ob;
     if (!ob.available() || ob.core() != "Prescott") return "";
-    if (best_isa == "avx512") return "SkylakeX";
-    if (best_isa == "avx2") return "Haswell";
+    switch (best_isa) {
+        case Isa::avx512: return "SkylakeX";
+        case Isa::avx2: return "Haswell";
+        case Isa::ref: return "";
+    }
     return "";
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/isa.h"
+
 namespace ffn::bench {
 
 // The kernel core to ask OpenBLAS for (its OPENBLAS_CORETYPE) when, left
@@ -15,7 +17,7 @@ namespace ffn::bench {
 // understates OpenBLAS, and PyTorch on it, several times over. `best_isa`
 // is the best gemm family this CPU runs. Empty when OPENBLAS_CORETYPE is
 // set already, OpenBLAS is not installed, or it chose a core of its own.
-std::string openblas_core_to_force(const std::string& best_isa);
+std::string openblas_core_to_force(Isa best_isa);
 
 class OpenBlas {
 public:

@@ -15,7 +15,7 @@ struct Family {
 };
 
 // __builtin_cpu_supports also checks that the OS saves the registers (XCR0).
-const std::array<Family, kIsaCount> kFamilies = {{
+constexpr std::array<Family, kIsaCount> kFamilies = {{
     // Its builds use FMA's 256-bit instructions too (-mfma), and the toy
     // models' draws AVX-512DQ's 64-bit multiply: every AVX-512 CPU but the
     // Xeon Phi has both, and the check says so.
@@ -23,6 +23,14 @@ const std::array<Family, kIsaCount> kFamilies = {{
     {Isa::avx2, "avx2", [] { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
     {Isa::ref, "ref", [] { return true; }},
 }};
+
+// Each row at its enum's index, and kAllIsas in the enum's order: isa_name
+// and the tables index by the enum.
+static_assert([] {
+    for (std::size_t i = 0; i < kIsaCount; ++i)
+        if (kFamilies[i].isa != static_cast<Isa>(i) || kAllIsas[i] != static_cast<Isa>(i)) return false;
+    return true;
+}());
 
 // The first supported family at or below the cap named by FFNLAB_ISA.
 Isa initial_choice() {
@@ -43,6 +51,12 @@ std::optional<Isa> parse_isa(std::string_view name) {
     for (const Family& f : kFamilies)
         if (name == f.name) return f.isa;
     return std::nullopt;
+}
+
+std::vector<std::string> isa_names() {
+    std::vector<std::string> names;
+    for (const Family& f : kFamilies) names.emplace_back(f.name);
+    return names;
 }
 
 bool isa_supported(Isa isa) { return kFamilies[static_cast<std::size_t>(isa)].supported(); }

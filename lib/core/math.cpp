@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/math_kernels.h"
+#include "core/kernels/math_kernels.h"
 
 namespace ffn::math {
 

@@ -10,7 +10,7 @@ namespace ffn::gemm {
 namespace {
 
 const PerIsa<KernelFamily>& table() {
-    static const PerIsa<KernelFamily> t{{avx512_family(), avx2_family(), ref_family()}};
+    static const PerIsa<KernelFamily> t{avx512_family(), avx2_family(), ref_family()};
     return t;
 }
 

@@ -17,7 +17,7 @@
 #include "core/thread_pool.h"
 #include "runner/run_cache.h"
 #include "ffnlab/build_info.h"
-#include "gemm/gemm.h"
+#include "core/isa.h"
 #include "report/table_io.h"
 
 namespace ffn::runner {

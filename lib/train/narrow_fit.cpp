@@ -14,7 +14,7 @@ namespace {
 
 // The registry's row for the narrow trainer.
 const PerIsa<kernels::NarrowFamily>& narrow_builds() {
-    static const PerIsa<kernels::NarrowFamily> table{{kernels::avx512_narrow(), kernels::avx2_narrow(), kernels::ref_narrow()}};
+    static const PerIsa<kernels::NarrowFamily> table{kernels::avx512_narrow(), kernels::avx2_narrow(), kernels::ref_narrow()};
     return table;
 }
 

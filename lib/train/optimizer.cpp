@@ -18,7 +18,7 @@ namespace ffn::train {
 namespace {
 // The registry's row for Adam's update.
 const PerIsa<kernels::AdamFamily>& adam_builds() {
-    static const PerIsa<kernels::AdamFamily> table{{kernels::avx512_adam(), kernels::avx2_adam(), kernels::ref_adam()}};
+    static const PerIsa<kernels::AdamFamily> table{kernels::avx512_adam(), kernels::avx2_adam(), kernels::ref_adam()};
     return table;
 }
 }  // namespace

@@ -9,7 +9,7 @@ namespace {
 
 // The registry's row for the toy models' kernels.
 const PerIsa<kernels::ToyFamily>& toy_builds() {
-    static const PerIsa<kernels::ToyFamily> table{{kernels::avx512_toy(), kernels::avx2_toy(), kernels::ref_toy()}};
+    static const PerIsa<kernels::ToyFamily> table{kernels::avx512_toy(), kernels::avx2_toy(), kernels::ref_toy()};
     return table;
 }
 

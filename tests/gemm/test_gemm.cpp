@@ -118,7 +118,7 @@ void check_case(const Case& c) {
 }
 
 void for_every_isa(const std::function<void()>& body) {
-    ffn::test::for_each_isa([&](const std::string&) { body(); });
+    ffn::test::for_each_isa([&](ffn::Isa) { body(); });
 }
 
 // Each size in each of M, N, K, the other two drawn from the list too, all

@@ -99,7 +99,7 @@ void check_family(const KernelShape<T>& shape) {
 
 TEST_CASE("every family's packers lay out A and B as kernel.h says") {
     int tested = 0, count = 0;
-    ffn::test::for_each_isa([&](const std::string&) {
+    ffn::test::for_each_isa([&](ffn::Isa) {
         const KernelFamily& f = active_family();
         check_family(f.f32);
         check_family(f.f64);

@@ -62,7 +62,7 @@ void check_every_family() {
             scalar_value.push_back(ffn::nn::activate(a, x));
             scalar_derivative.push_back(ffn::nn::activate_derivative(a, x));
         }
-        ffn::test::for_each_isa([&](const std::string&) {
+        ffn::test::for_each_isa([&](ffn::Isa) {
             std::vector<T> values = xs;
             ffn::nn::activate_inplace<T>(a, values);
             CHECK(same_bits_any_nan(values, scalar_value));

@@ -102,8 +102,8 @@ TEST_CASE_TEMPLATE("fit_narrow: every kernel family gives the same bits", T, flo
     for (const char* act : {"relu", "gelu", "tanh", "silu"}) {
         std::vector<std::vector<T>> per_isa;
         std::vector<std::string> isas;
-        test::for_each_isa([&](const std::string& isa) {
-            isas.push_back(isa);
+        test::for_each_isa([&](Isa isa) {
+            isas.push_back(isa_name(isa));
             auto group = nets<T>(19, 5, parse_activation(act));  // full and partial blocks of 8 and of 16 lanes
             train_all(group, {OptimizerKind::adam, 1e-2}, s, 30);
             std::vector<T> all;

@@ -65,7 +65,7 @@ TEST_CASE("toy_model: the vector draws are the scalar definition's, in every fam
     // 37 samples: two full vectors and a tail of 5.
     const Shape s{3, 0, 37};
     const std::uint64_t key = 0x1234567890abcdefull, step = 41;
-    ffn::test::for_each_isa([&](const std::string&) {
+    ffn::test::for_each_isa([&](ffn::Isa) {
         std::vector<float> xf(s.n * s.batch);
         std::vector<double> xd(s.n * s.batch);
         draw_batch<float>({key, step, s.n, s.batch, 0.25}, xf.data());
@@ -133,9 +133,9 @@ TEST_CASE("toy_model: the fused pass gives every instance of a stack its bits al
         CAPTURE(one.n);
         Case<float> c({one.n, one.m, one.batch, 3}, 3);
         std::pair<std::vector<float>, std::vector<float>> reference;
-        ffn::test::for_each_isa([&](const std::string& isa) {
+        ffn::test::for_each_isa([&](ffn::Isa isa) {
             const auto got = c.fused();
-            if (isa == "ref") reference = got;
+            if (isa == ffn::Isa::ref) reference = got;
             CHECK(std::memcmp(got.first.data(), reference.first.data(), got.first.size() * sizeof(float)) == 0);
             CHECK(std::memcmp(got.second.data(), reference.second.data(), got.second.size() * sizeof(float)) == 0);
             for (std::size_t r = 0; r < 3; ++r) {

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <span>
 
-#include "core/math_kernels.h"
+#include "core/kernels/math_kernels.h"
 #include "nn/activation.h"
 #include "nn/kernels/activation_kernels.h"
 

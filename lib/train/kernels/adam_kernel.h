@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "core/math_kernels.h"
+#include "core/kernels/math_kernels.h"
 #include "train/kernels/adam_kernels.h"
 
 namespace ffn::train {

@@ -33,7 +33,7 @@
 // functions have internal linkage and never cross a build's boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-#include "core/math_kernels.h"
+#include "core/kernels/math_kernels.h"
 #include "train/kernels/toy_kernels.h"
 
 namespace ffn::train {
