@@ -88,10 +88,6 @@ CLI::App* setup_bench(CLI::App& app, BenchOptions& o) {
     return cmd;
 }
 
-namespace {
-
-}  // namespace
-
 int run_bench(const BenchOptions& o, char** argv) {
     const bool uses_openblas =
         o.gemm_cmd->parsed() || (!o.no_torch && !o.scale_cmd->parsed() && !o.estimate_cmd->parsed() && !o.load_cmd->parsed());  // itself, or through PyTorch

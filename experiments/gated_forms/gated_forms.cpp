@@ -59,11 +59,6 @@ bool unchanged_in_theory(const std::string& form, Activation act, const std::str
     return positive ? positively_homogeneous : linear;
 }
 
-template <class T>
-void fill_normal(nn::Matrix<T>& M, Rng& rng, double scale) {
-    for (auto& x : M) x = static_cast<T>(rng.normal(0, scale));
-}
-
 // The query and key weights of a form: BilinearMLP's q[0], k[0]; GatedMLP's
 // gate (the activated branch) and up.
 // v: the down-projection, whose column j is unit j's value vector.
