@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <fmt/format.h>
 #include <mutex>
 #include <numeric>
@@ -15,25 +14,11 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/thread_pool.h"
-#include "runner/run_cache.h"
-#include "ffnlab/build_info.h"
-#include "core/isa.h"
 #include "report/table_io.h"
+#include "runner/manifest.h"
+#include "runner/run_cache.h"
 
 namespace ffn::runner {
-
-namespace {
-
-std::string utc_now() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-}  // namespace
 
 std::vector<std::vector<std::size_t>> seed_groups(const Plan& plan) {
     // The runs of a point of the grid: its seeds.
@@ -62,22 +47,27 @@ std::vector<std::vector<std::size_t>> work_units(const Plan& plan, const std::ve
     return units;
 }
 
-SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::string started = utc_now();
-    ThreadPool pool(options.threads);
-    std::vector<std::vector<report::Table>> per_run(plan.runs.size());
-    const RunCache cache(options.cache, options.cache_also);
-    // reused: taken from the cache; also true for runs outside `only`,
-    // which this call neither computes nor reports.
-    std::vector<bool> reused(plan.runs.size(), false), wanted(plan.runs.size(), !options.only);
+namespace {
+
+using PerRun = std::vector<std::vector<report::Table>>;
+
+// The runs this call wants (all, or options.only) and which of them the
+// cache already holds, their tables taken into per_run. reused is true for
+// a run outside options.only too: this call neither computes nor reports it.
+struct Wanted {
+    std::vector<bool> reused;
+    std::size_t wanted = 0, found = 0;
+};
+
+Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCache& cache, ThreadPool& pool, PerRun& per_run) {
+    std::vector<bool> wanted(plan.runs.size(), !options.only);
     if (options.only)
         for (const std::size_t i : *options.only) wanted.at(i) = true;
+    std::vector<char> found(plan.runs.size(), 0);
     if (!options.fresh && options.artifacts.empty() && cache.enabled()) {
         // Read and authenticate the entries on the pool: a million of them
         // are a million small reads.
         constexpr std::size_t kChunk = 256;
-        std::vector<char> found(plan.runs.size(), 0);
         pool.parallel_for((plan.runs.size() + kChunk - 1) / kChunk, [&](std::size_t c) {
             for (std::size_t i = c * kChunk; i < std::min(plan.runs.size(), (c + 1) * kChunk); ++i)
                 if (wanted[i])
@@ -86,31 +76,36 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
                         found[i] = 1;
                     }
         });
-        for (std::size_t i = 0; i < plan.runs.size(); ++i) reused[i] = found[i] != 0;
     }
-    std::size_t reused_count = 0, wanted_count = 0;
+    Wanted w{std::vector<bool>(plan.runs.size()), 0, 0};
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-        reused_count += wanted[i] && reused[i] ? 1 : 0;
-        wanted_count += wanted[i] ? 1 : 0;
-        if (!wanted[i]) reused[i] = true;  // not this call's: skipped below
+        w.found += wanted[i] && found[i] ? 1 : 0;
+        w.wanted += wanted[i] ? 1 : 0;
+        w.reused[i] = found[i] != 0 || !wanted[i];
     }
-    if (options.cached_only && reused_count < wanted_count) {
+    if (options.cached_only && w.found < w.wanted) {
         std::vector<std::string> missing;
         for (std::size_t i = 0; i < plan.runs.size() && missing.size() < 3; ++i)
-            if (!reused[i]) missing.push_back("run " + std::to_string(i + 1) + " (" + plan.runs[i].label() + ", id " + plan.runs[i].id_hex() + ")");
+            if (!w.reused[i]) missing.push_back("run " + std::to_string(i + 1) + " (" + plan.runs[i].label() + ", id " + plan.runs[i].id_hex() + ")");
         const std::string forged =
             cache.rejected() ? fmt::format(" ({} found but failing authentication: written under another key, or edited)", cache.rejected())
                              : "";
-        throw Error(fmt::format("{}: {} of {} runs are in none of the shards{}, e.g. {}", plan.source, wanted_count - reused_count,
-                                wanted_count, forged, fmt::join(missing, "; ")));
+        throw Error(fmt::format("{}: {} of {} runs are in none of the shards{}, e.g. {}", plan.source, w.wanted - w.found, w.wanted,
+                                forged, fmt::join(missing, "; ")));
     }
+    return w;
+}
+
+// Computes the runs not reused, in work units costliest first, each stored
+// in the cache as it finishes. Returns how many could not be stored.
+std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, const RunCache& cache, ThreadPool& pool, const Wanted& w,
+                            PerRun& per_run) {
     std::mutex progress_mutex;
     std::vector<report::Table> prototypes;  // the first run's tables (under progress_mutex)
-    std::size_t done = reused_count;
-    const std::size_t total = wanted_count;
+    std::size_t done = w.found;
     std::atomic<std::size_t> not_cached{0};
     std::vector<bool> to_compute(plan.runs.size());
-    for (std::size_t i = 0; i < plan.runs.size(); ++i) to_compute[i] = !reused[i];
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) to_compute[i] = !w.reused[i];
     // Runs are independent, so the slicing changes no number.
     const std::vector<std::vector<std::size_t>> units = work_units(plan, to_compute);
     // Costliest first (the kind's estimate), so that the last units to start
@@ -157,22 +152,15 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
             }
         if (options.on_progress) {
             done += unit.size();
-            options.on_progress(done, total);
+            options.on_progress(done, w.wanted);
         }
     });
+    return not_cached.load();
+}
 
-    SweepResult result;
-    if (options.only) {  // a shard: its runs are in the cache, the join waits for merge
-        Json& m = result.manifest;
-        m["experiment"] = plan.kind->name;
-        m["runs"] = wanted_count;
-        m["runs_computed"] = wanted_count - reused_count;
-        m["runs_reused"] = reused_count;
-        m["runs_rejected"] = cache.rejected();
-        m["runs_not_cached"] = not_cached.load();
-        m["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return result;
-    }
+// The runs' tables joined as the kind joins them, and judged against the
+// document's values where the runs follow its protocol.
+void aggregate(const Plan& plan, PerRun& per_run, SweepResult& result) {
     try {
         Aggregation joining(plan, per_run);
         result.tables = plan.kind->aggregate          ? plan.kind->aggregate(joining)
@@ -195,37 +183,28 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
         });
     };
     result.expect = report::apply_expectations(result.tables, plan.expectations, row_follows_protocol);
+}
 
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Json& m = result.manifest;
-    m["experiment"] = plan.kind->name;
-    m["config_file"] = plan.source;
-    m["config"] = plan.config;
-    m["overrides"] = plan.overrides;
-    m["ffn_lab_version"] = build::version;
-    m["git_commit"] = std::string(build::git_commit).empty() ? Json(nullptr) : Json(build::git_commit);
-    m["build_type"] = build::build_type;
-    m["gemm_isa"] = isa_name(active_isa());
-    m["threads"] = pool.size();
-    m["seeds"] = plan.seeds;
-    m["runs"] = plan.runs.size();
-    m["runs_computed"] = plan.runs.size() - reused_count;
-    m["runs_reused"] = reused_count;  // from the run cache (runner/run_cache.h)
-    m["runs_rejected"] = cache.rejected();  // entries found but not authentic: computed again
-    m["runs_not_cached"] = not_cached.load();
-    // Every point's resolved values (defaults filled in, sweep applied) and
-    // the seeds: each run is a point and a seed (run ids hash the two), so
-    // a single run can be reproduced from the manifest alone, which stays
-    // as small as the grid however many seeds it has.
-    Json points = Json::array();
-    for (const auto& p : plan.points) points.push_back(p->values);
-    m["resolved_points"] = points;
-    m["seeds"] = plan.seeds;
-    m["started_utc"] = started;
-    m["wall_seconds"] = wall;
-    // What `ffn-lab results` lists for the folder, without reading its tables.
-    const auto verdicts = report::count_verdicts(result.tables);
-    m["verdicts"] = {{"pass", verdicts.pass}, {"miss", verdicts.miss}, {"n/a", verdicts.not_applicable}};
+}  // namespace
+
+SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    RunCounts counts;
+    counts.started_utc = utc_now();
+    ThreadPool pool(options.threads);
+    counts.threads = pool.size();
+    PerRun per_run(plan.runs.size());
+    const RunCache cache(options.cache, options.cache_also);
+    const Wanted w = take_cached(plan, options, cache, pool, per_run);
+    counts.not_cached = compute_missing(plan, options, cache, pool, w, per_run);
+    counts.runs = w.wanted;
+    counts.reused = w.found;
+    counts.rejected = cache.rejected();
+
+    SweepResult result;
+    if (!options.only) aggregate(plan, per_run, result);  // a shard's runs are in the cache; merge joins them
+    counts.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.manifest = options.only ? run_record(plan, counts) : sweep_manifest(plan, counts, result.tables);
     return result;
 }
 

@@ -10,7 +10,6 @@
 
 #include "core/error.h"
 #include "core/hash.h"
-#include "ffnlab/build_info.h"
 #include "io/atomic_file.h"
 #include "runner/experiment.h"
 #include "runner/run_cache.h"
@@ -87,19 +86,17 @@ ShardRecord read_shard_record(const std::string& dir) {
 }
 
 void write_shard_record(const std::string& dir, const Plan& plan, Shard shard, const std::vector<std::size_t>& runs,
-                        const Json& counts) {
+                        const Json& record) {
+    // The shard's own keys first, then what runner/manifest records of any
+    // run (the config, the build, the counts); "runs" is the part's run ids.
     Json doc;
     doc["format"] = kResultFormat;
-    doc["experiment"] = plan.kind->name;
-    doc["config_file"] = plan.source;
     doc["fingerprint"] = plan_fingerprint(plan);
     doc["shard"] = shard.index;
     doc["of"] = shard.count;
-    doc["config"] = plan.config;
+    for (const auto& [key, value] : record.items()) doc[key] = value;
     doc["runs"] = Json::array();
     for (const std::size_t r : runs) doc["runs"].push_back(plan.runs[r].id_hex());
-    for (const char* key : {"runs_computed", "runs_reused", "wall_seconds"}) doc[key] = counts.value(key, Json());
-    doc["ffn_lab_version"] = build::version;
     io::write_file_atomically((std::filesystem::path(dir) / "shard.json").string(), doc.dump(2) + "\n");
 }
 

@@ -44,10 +44,11 @@ struct ShardRecord {
 // missing, does not parse, or was not written by this format of ffn-lab.
 ShardRecord read_shard_record(const std::string& dir);
 
-// Writes DIR/shard.json for `shard` of `plan`, atomically; `counts` (runs
-// computed and reused, wall time) from the part's manifest.
+// Writes DIR/shard.json for `shard` of `plan`, atomically: the part's run
+// ids and `record`, what execute recorded of the part (runner/manifest.h:
+// the config, the build, the runs computed and reused, the wall time).
 void write_shard_record(const std::string& dir, const Plan& plan, Shard shard, const std::vector<std::size_t>& runs,
-                        const Json& counts);
+                        const Json& record);
 
 // merge --shards-in DIR: every folder in DIR but hidden ones (a killed
 // part's staging folder is one), in part order (2 before 10). Throws
