@@ -5,6 +5,7 @@
 #include "core/isa.h"
 #include "ffnlab/build_info.h"
 #include "report/expect.h"
+#include "runner/experiment.h"
 
 namespace ffn::runner {
 
