@@ -26,6 +26,9 @@
 
 namespace ffn::runner {
 
+// Keys every config may hold besides its kind's schema.
+inline const std::vector<std::string> kStructuralKeys = {"experiment", "description", "sweep", "zip", "expect", "check", "protocol"};
+
 struct ExperimentKind;
 
 struct Override {
