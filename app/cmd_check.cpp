@@ -38,7 +38,7 @@ int run_check(const CheckOptions& o) {
     const auto configs = o.configs.empty() ? runner::bundled_configs(root) : o.configs;
     // Nothing checked is no pass: pytest, too, fails a run that collected nothing.
     if (configs.empty())
-        throw Error("check: no configs in " + (std::filesystem::path(root) / "configs").string() +
+        throw Error("check: no configs in " + runner::configs_folder(root) +
                     " (check reads the .json files directly in it, not in its subfolders)");
     for (const auto& config : configs) runner::require_in_checkout(config, root);
     int ok = 0, differ = 0, errors = 0, updated = 0, skipped = 0;

@@ -76,7 +76,7 @@ int run_list(const ListOptions& o) {
     // Where each config comes from: the checkout's configs/ (which wins
     // wherever the user stands in one), else the copies built into the binary.
     const std::string root = find_root(o.root);
-    const std::string folder = root.empty() ? "" : (std::filesystem::path(root) / "configs").lexically_normal().string();
+    const std::string folder = runner::configs_folder(root);
     if (root.empty()) std::cout << "\nBundled configs (built into this binary; inside an ffn-lab checkout, its configs/ are listed):\n";
     else std::cout << "\nBundled configs (from " << folder << "/):\n";
     if (!root.empty()) (void)runner::bundled_configs(root);  // a --root without configs/ is refused by name

@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "runner/check.h"
 #include "runner/config.h"
 #include "runner/schema.h"
 
@@ -21,30 +22,19 @@ namespace ffn::app {
 
 namespace fs = std::filesystem;
 
-namespace {
-// The nearest folder at or above `start` holding configs/ and experiments/.
-std::optional<fs::path> checkout_above(fs::path start) {
-    std::error_code ec;
-    for (fs::path dir = std::move(start);; dir = dir.parent_path()) {
-        if (fs::is_directory(dir / "configs", ec) && fs::is_directory(dir / "experiments", ec)) return dir;
-        if (dir.empty() || dir == dir.root_path() || dir.parent_path() == dir) return std::nullopt;
-    }
-}
-}  // namespace
 
 std::string find_root(const std::string& given) {
     if (!given.empty()) return given;
     std::error_code ec;
     const fs::path cwd = fs::current_path(ec);
     if (ec) return "";
-    const auto dir = checkout_above(cwd);
+    const auto dir = runner::root_above(cwd.string());
     if (!dir) return "";
-    return *dir == cwd ? "." : fs::relative(*dir, cwd, ec).string();
+    return fs::path(*dir) == cwd ? "." : fs::relative(*dir, cwd, ec).string();
 }
 
 std::string bundled_configs() {
-    const std::string root = find_root("");
-    return root.empty() ? "" : (fs::path(root) / "configs").lexically_normal().string();
+    return runner::configs_folder(find_root(""));
 }
 
 std::string resolve_config(const std::string& given) {

@@ -15,9 +15,21 @@ namespace ffn::runner {
 
 namespace fs = std::filesystem;
 
+std::string configs_folder(const std::string& root) {
+    return root.empty() ? "" : (fs::path(root) / "configs").lexically_normal().string();
+}
+
+std::optional<std::string> root_above(const std::string& start) {
+    std::error_code ec;
+    for (fs::path dir = start;; dir = dir.parent_path()) {
+        if (fs::is_directory(dir / "configs", ec) && fs::is_directory(dir / "experiments", ec)) return dir.string();
+        if (dir.empty() || dir == dir.root_path() || dir.parent_path() == dir) return std::nullopt;
+    }
+}
+
 std::vector<std::string> bundled_configs(const std::string& root) {
     std::vector<std::string> out;
-    const fs::path dir = fs::path(root) / "configs";
+    const fs::path dir = configs_folder(root);
     if (!fs::is_directory(root)) throw Error(root + ": no such folder (--root names an ffn-lab checkout or a study folder)");
     if (!fs::is_directory(dir))
         throw Error(dir.string() + ": no configs folder (--root names an ffn-lab checkout or a study folder holding configs/)");
@@ -33,7 +45,7 @@ void require_in_checkout(const std::string& config_path, const std::string& root
     // from elsewhere would be mapped, by its file name, onto a bundled
     // config's table and overwrite it under --update.
     std::error_code ec;
-    const fs::path configs = fs::weakly_canonical(fs::path(root) / "configs", ec);
+    const fs::path configs = fs::weakly_canonical(configs_folder(root), ec);
     const fs::path config = fs::weakly_canonical(config_path, ec);
     // Directly under configs/: expected tables are keyed by file name, so a
     // configs/smoke/params.json would map onto the bundled params.json's.

@@ -7,6 +7,7 @@
 // test's data next to it. `update` rewrites that file from the fresh run
 // (the first --update creates it); it is the only writer of expected
 // tables.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct CheckOutcome {
     CheckStatus status = CheckStatus::error;
     std::vector<std::string> details;  // differences, or the error
 };
+
+// A root (an ffn-lab checkout, or a study folder) holds configs/ and
+// experiments/: its configs folder ("" for no root), and the nearest root
+// at or above `start` (none when no folder there holds both).
+std::string configs_folder(const std::string& root);
+std::optional<std::string> root_above(const std::string& start);
 
 // configs/*.json under `root`, sorted by name.
 std::vector<std::string> bundled_configs(const std::string& root);
