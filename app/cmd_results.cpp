@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "runner/history.h"
+#include "runner/sweep.h"
 
 namespace ffn::app {
 
@@ -19,8 +20,8 @@ CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
 
 int run_results(const ResultsOptions& o) {
     check_display(o.display);
-    const std::vector<std::string> roots = o.roots.empty() ? std::vector<std::string>{"results"} : o.roots;
-    if (o.roots.empty() && !std::filesystem::is_directory("results"))
+    const std::vector<std::string> roots = o.roots.empty() ? std::vector<std::string>{runner::kResultsFolder} : o.roots;
+    if (o.roots.empty() && !std::filesystem::is_directory(runner::kResultsFolder))
         throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
                     "`ffn-lab results DIR` searches DIR)");
     const report::Table folders = runner::result_folders(roots, &experiments::all_kinds(), o.display.columns);

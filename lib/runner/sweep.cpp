@@ -12,6 +12,7 @@
 #include "report/table_io.h"
 #include "runner/estimate.h"
 #include "runner/output_set.h"
+#include "runner/run_cache.h"
 
 namespace ffn::runner {
 
@@ -62,11 +63,14 @@ std::string default_output_folder(const std::string& config_file) {
     gmtime_r(&now, &utc);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-    return (std::filesystem::path("results") / std::filesystem::path(config_file).stem() / stamp).string();
+    return (std::filesystem::path(kResultsFolder) / std::filesystem::path(config_file).stem() / stamp).string();
 }
 
 SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     check_request(plan, r);
+    // A cache needs a place for its key: with none (no HOME) the sweep is
+    // refused before any folder is made.
+    if (!r.cache.empty() || !r.out.empty()) (void)cache_key_path();
     // A bad --out fails before the work, not after it (OutputSet judges the
     // folder and holds it until the new set is in).
     std::optional<OutputSet> out;
@@ -131,6 +135,7 @@ SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<Ou
 
 ShardResult sweep_shard(const Plan& plan, const ShardRequest& r) {
     if (r.out.empty()) throw Error("--shard: give --out DIR, the folder for this part's runs (ffn-lab merge joins the folders)");
+    (void)cache_key_path();  // the part's runs go to a cache: refused as sweep's is, before a folder is made
     const Shard shard = parse_shard(r.shard);
     const auto dir = std::filesystem::path(resolve_output_path(r.out, "--out"));
     const io::FolderLock lock(dir.string(), plan.source + " --shard " + r.shard, [&](const std::string& holder) {

@@ -35,6 +35,10 @@ struct SweepRequest {
     std::function<void(const std::string&)> warn = {};
 };
 
+// Where --out given without a folder writes, and what `ffn-lab results`
+// lists when it is given none.
+inline constexpr const char* kResultsFolder = "results";
+
 // --out given without a folder: Hydra's results/<config name>/<UTC time>/.
 std::string default_output_folder(const std::string& config_file);
 
