@@ -1,10 +1,14 @@
 #include "cmd_results.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "experiments/registry.h"
+#include "report/text.h"
 #include "runner/history.h"
 #include "runner/sweep.h"
 
@@ -15,6 +19,9 @@ CLI::App* setup_results(CLI::App& app, ResultsOptions& o) {
                                               "time, runs, verdicts, headline (feed two of them to `diff`)");
     cmd->add_option("folders", o.roots, "Result folders, or folders to search for them (default: results)");
     add_display_options(cmd, o.display, Printed::folders, "folder,pass,config/lr (a config key as config/KEY)");
+    cmd->add_option("--durations", o.durations,
+                    "Then list the N slowest folders with their wall times, on stderr (pytest's --durations)")
+        ->check(CLI::Range(1, 100000));
     return cmd;
 }
 
@@ -32,6 +39,17 @@ int run_results(const ResultsOptions& o) {
         return 0;
     }
     print_tables({folders}, "results", nullptr, o.display);
+    if (o.durations > 0) {
+        // On stderr: stdout stays the table, whatever its format.
+        std::vector<std::pair<double, std::string>> times;
+        for (std::size_t row = 0; row < folders.row_count(); ++row)
+            if (const auto wall = report::as_number(folders.at(row, "wall_seconds")))
+                if (const auto* folder = std::get_if<std::string>(&folders.at(row, "folder"))) times.emplace_back(*wall, *folder);
+        std::stable_sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        times.resize(std::min(times.size(), o.durations));
+        std::cerr << "slowest " << times.size() << ":\n";
+        for (const auto& [seconds, folder] : times) std::cerr << fmt::format("  {:>8}  {}\n", report::seconds_text(seconds), folder);
+    }
     return 0;
 }
 

@@ -13,6 +13,7 @@ namespace ffn::app {
 struct ResultsOptions {
     std::vector<std::string> roots;
     DisplayOptions display;
+    std::size_t durations = 0;  // the N slowest folders, on stderr
 };
 
 CLI::App* setup_results(CLI::App& app, ResultsOptions& options);
