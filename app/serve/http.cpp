@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -69,6 +70,7 @@ struct Connection {
     Clock::time_point write_started;
     std::size_t served = 0;
     bool close_after = false;
+    bool continued = false;  // this request's 100 Continue is sent
     std::uint32_t interest = 0;  // what epoll watches for it
 };
 
@@ -176,7 +178,9 @@ struct Server::Impl {
             const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0) {
                 if (errno == EINTR || errno == ECONNABORTED) continue;
-                if ((errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) && evict_one()) continue;
+                // Out of descriptors: one of ours closed frees one. Out of
+                // kernel memory, closing ours may not help: pause instead.
+                if ((errno == EMFILE || errno == ENFILE) && evict_one()) continue;
                 if (errno != EAGAIN && errno != EWOULDBLOCK) pause_accepting();
                 return;
             }
@@ -251,18 +255,22 @@ struct Server::Impl {
         }
         const std::size_t whole = end + skip + head.content_length;
         if (c.in.size() < whole) {
-            if (head.expects_continue && c.out.empty()) {
+            if (head.expects_continue && !c.continued) {
+                c.continued = true;
                 c.out = "HTTP/1.1 100 Continue\r\n\r\n";
+                c.written = 0;
                 flush(id, c);
                 return connections.count(id) > 0;
             }
             return true;
         }
+        if (c.written < c.out.size()) return true;  // the 100 Continue is still going out: flush() comes back here
         head.request.body = c.in.substr(end + skip, head.content_length);
         c.in.erase(0, whole);
         c.out.clear();
         c.written = 0;
         c.started.reset();
+        c.continued = false;
         c.state = Connection::State::working;
         watch(id, c);
         const bool head_only = head.request.method == "HEAD";
@@ -287,7 +295,11 @@ struct Server::Impl {
         if (c.written < c.out.size()) return watch(id, c);
         c.out.clear();
         c.written = 0;
-        if (c.state != Connection::State::writing) return watch(id, c);  // a 100 Continue: still reading
+        if (c.state != Connection::State::writing) {  // a 100 Continue went out: the body may be here already
+            watch(id, c);
+            parse(id, c);
+            return;
+        }
         if (c.close_after || ++c.served >= limits.requests_per_connection) {
             ::shutdown(c.fd, SHUT_WR);
             c.state = Connection::State::draining;
@@ -334,22 +346,29 @@ struct Server::Impl {
         std::lock_guard lock(streams_mutex);
         reap_streams();
         Stream& s = streams.emplace_back();
-        s.thread = std::thread([this, fd, res = std::move(res), ended = s.ended] {
-            bool open = send_all(fd, head_of(res, false, 0, true));
-            const Write write = [&](std::string_view data) {
-                if (!open || data.empty()) return open;
-                return open = send_all(fd, fmt::format("{:x}\r\n", data.size())) && send_all(fd, data) && send_all(fd, "\r\n");
-            };
-            try {
-                while (open && !stopping && res.next(write)) {
+        const auto end_now = res.ended;
+        try {
+            s.thread = std::thread([this, fd, res = std::move(res), ended = s.ended] {
+                bool open = send_all(fd, head_of(res, false, 0, true));
+                const Write write = [&](std::string_view data) {
+                    if (!open || data.empty()) return open;
+                    return open = send_all(fd, fmt::format("{:x}\r\n", data.size())) && send_all(fd, data) && send_all(fd, "\r\n");
+                };
+                try {
+                    while (open && !stopping && res.next(write)) {
+                    }
+                } catch (...) {  // a stream that fails ends; the server goes on
                 }
-            } catch (...) {  // a stream that fails ends; the server goes on
-            }
-            if (open) send_all(fd, "0\r\n\r\n");
+                if (open) send_all(fd, "0\r\n\r\n");
+                ::close(fd);
+                if (res.ended) res.ended();
+                *ended = true;
+            });
+        } catch (const std::system_error&) {  // no thread to be had: the stream ends before it starts
+            streams.pop_back();
             ::close(fd);
-            if (res.ended) res.ended();
-            *ended = true;
-        });
+            if (end_now) end_now();
+        }
     }
 
     // Joins the streams that have ended (streams_mutex held), so that a
@@ -546,7 +565,12 @@ void Server::run() {
 }
 
 void Server::stop() {
-    impl_->stopping = true;
+    {
+        // Under the workers' lock, so that none checks the flag, misses the
+        // notify and sleeps through the end.
+        std::lock_guard lock(impl_->mutex);
+        impl_->stopping = true;
+    }
     impl_->jobs_ready.notify_all();
     impl_->wake();
 }

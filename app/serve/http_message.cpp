@@ -60,6 +60,10 @@ std::optional<std::string> decoded(std::string_view s, bool query) {
     return out;
 }
 
+// Longer targets are no page or call of ours; refused before routing, they
+// never reach a regex (libstdc++'s recurses once a character).
+constexpr std::size_t kMaxTarget = 2048;
+
 Head refused(int status, std::string message) {
     Head head;
     head.status = status;
@@ -92,6 +96,7 @@ std::string_view reason(int status) {
         case 408: return "Request Timeout";
         case 411: return "Length Required";
         case 413: return "Content Too Large";
+        case 414: return "URI Too Long";
         case 415: return "Unsupported Media Type";
         case 429: return "Too Many Requests";
         case 431: return "Request Header Fields Too Large";
@@ -133,6 +138,7 @@ Head parse_head(std::string_view text, const Limits& limits) {
         return refused(400, "the request line: expected METHOD TARGET HTTP/1.1");
     }
     if (target.empty() || target[0] != '/') return refused(400, "the request target: expected a path from /");
+    if (target.size() > kMaxTarget) return refused(414, fmt::format("the request target: more than {} bytes", kMaxTarget));
     for (const char c : target)
         if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return refused(400, "the request target: a control character");
     request.method = method;
@@ -175,21 +181,24 @@ Head parse_head(std::string_view text, const Limits& limits) {
         return refused(413, fmt::format("a request body here takes a Content-Length of at most {} KB, not Transfer-Encoding",
                                         limits.body_bytes / 1024));
     if (const std::size_t n = request.header_count("content-length"); n > 0) {
+        // Each value a number, and every one the same: a request framed two
+        // ways is how requests are smuggled past a proxy.
         std::string length;
-        for (const auto& [k, v] : request.headers)
-            if (k == "content-length") {
-                if (!length.empty() && v != length) return refused(400, "two Content-Length headers that differ");
-                length = v;
-            }
-        if (length.empty() || length.size() > 18 || !std::all_of(length.begin(), length.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            return refused(400, "Content-Length: expected a number of bytes");
+        for (const auto& [k, v] : request.headers) {
+            if (k != "content-length") continue;
+            if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                return refused(400, "Content-Length: expected a number of bytes");
+            if (!length.empty() && v != length) return refused(400, "two Content-Length headers that differ");
+            length = v;
+        }
         head.content_length = std::stoull(length);
         if (head.content_length > limits.body_bytes)
             return refused(413, fmt::format("the request body: more than {} KB", limits.body_bytes / 1024));
     }
     const std::string connection = lowered(request.header("connection"));
     head.keep_alive = version == "HTTP/1.1" ? connection.find("close") == std::string::npos : connection.find("keep-alive") != std::string::npos;
-    head.expects_continue = lowered(request.header("expect")) == "100-continue";
+    // An HTTP/1.0 client is sent no 100 Continue (RFC 9110 15.2).
+    head.expects_continue = version == "HTTP/1.1" && lowered(request.header("expect")) == "100-continue";
     return head;
 }
 

@@ -169,7 +169,7 @@ void Server::routes() {
         }
     });
 
-    s.route("GET", R"(/api/sessions/([0-9a-f]+)/events)", [this](const http::Request& req, http::Response& res) {
+    s.route("GET", R"(/api/sessions/([0-9a-f]{16})/events)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, kNoSession);
         if (!session->add_listener()) return refuse(res, 429, fmt::format("this session has {} streams open already", kMaxStreams));
@@ -194,7 +194,7 @@ void Server::routes() {
         res.ended = [session] { session->remove_listener(); };
     });
 
-    s.route("POST", R"(/api/sessions/([0-9a-f]+)/([a-z]+))", [this](const http::Request& req, http::Response& res) {
+    s.route("POST", R"(/api/sessions/([0-9a-f]{16})/([a-z]{1,32}))", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, kNoSession);
         try {
@@ -206,7 +206,7 @@ void Server::routes() {
         }
     });
 
-    s.route("GET", R"(/api/sessions/([0-9a-f]+)/config)", [this](const http::Request& req, http::Response& res) {
+    s.route("GET", R"(/api/sessions/([0-9a-f]{16})/config)", [this](const http::Request& req, http::Response& res) {
         auto session = find(req.matches[1]);
         if (!session) return refuse(res, 404, kNoSession);
         std::optional<long> at;
@@ -225,7 +225,7 @@ void Server::routes() {
         }
     });
 
-    s.route("DELETE", R"(/api/sessions/([0-9a-f]+))", [this](const http::Request& req, http::Response& res) {
+    s.route("DELETE", R"(/api/sessions/([0-9a-f]{16}))", [this](const http::Request& req, http::Response& res) {
         std::shared_ptr<Hosted> ended;
         {
             std::lock_guard lock(mutex_);
@@ -251,8 +251,10 @@ void Server::routes() {
         }
         // The loopback names, and the address it listens on (127.0.0.2, say).
         const std::string host = req.header("Host"), port = ":" + std::to_string(port_);
-        const std::string own = (options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host) + port;
-        if (loopback_ && host != "127.0.0.1" + port && host != "localhost" + port && host != "[::1]" + port && host != own) {
+        const std::string own = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
+        // With the port, or without it on port 80, where browsers leave it out.
+        const auto named = [&](const std::string& name) { return host == name + port || (port_ == 80 && host == name); };
+        if (loopback_ && !named("127.0.0.1") && !named("localhost") && !named("[::1]") && !named(own)) {
             refuse(res, 403, "Host '" + host + "': this server answers to its own address, 127.0.0.1, localhost and [::1] only");
             return true;
         }
