@@ -76,6 +76,9 @@ int run_check(const CheckOptions& o) {
         for (std::size_t i = 0; i < std::min(o.durations, times.size()); ++i)
             std::cout << fmt::format("  {:>8}  {}\n", report::seconds_text(times[i].first), times[i].second);
     }
+    // Nothing checked is no pass, --quick's skips included.
+    if (ok + differ + errors + updated == 0)
+        throw Error("check --quick: every config given is marked long (\"check\": {\"long\": true}); nothing was checked");
     if (errors) return 2;
     return differ ? 1 : 0;
 }

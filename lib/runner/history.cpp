@@ -114,8 +114,15 @@ void find_sets(const fs::path& folder, std::vector<std::pair<std::string, Result
     }
     std::error_code ec;
     std::vector<fs::path> inner;
-    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-        if (const auto status = it->symlink_status(ec); !ec && fs::is_directory(status)) inner.push_back(it->path());
+    for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        // A hidden folder is a sweep's staging folder or a replaced set on
+        // its way out, never a set of the user's.
+        if (it->path().filename().string().starts_with(".")) continue;
+        // Each entry's own error: one that vanished since the listing is
+        // passed over and the listing goes on.
+        std::error_code entry;
+        if (fs::is_directory(it->symlink_status(entry)) && !entry) inner.push_back(it->path());
+    }
     if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) return;
     if (ec) throw Error(folder.string() + ": " + ec.message());
     for (const auto& f : inner) find_sets(f, found);

@@ -124,11 +124,12 @@ SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<Ou
         for (const auto& kept : out->kept())
             warn(fmt::format("warning: files ffn-lab did not write appeared in {} while it ran; they are kept in {}", out->path(), kept));
     }
-    if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
-    // Said once the tables are in: when they cannot be written (a full
-    // disk), the error is the one line.
+    // Said once the tables are in (when they cannot be written, a full
+    // disk, the error is the one line), and before figures drawn elsewhere
+    // can fail.
     if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
         warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
+    if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
     return result;
 }
 }  // namespace

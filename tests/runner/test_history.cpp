@@ -51,3 +51,12 @@ TEST_CASE("results: folders that vanish while the tree is listed are passed over
     CHECK(failed == "");
     CHECK(kept == 400);
 }
+
+TEST_CASE("results: a hidden folder (a sweep's staging folder, a replaced set on its way out) is not listed") {
+    ffn::test::TempDir dir;
+    write_set(dir.path() / "study/w");
+    write_set(dir.path() / "study/.w.staging-Ab12Cd");  // its manifest is written before the rename
+    const auto table = ffn::runner::result_folders({dir.path().string()});
+    REQUIRE(table.row_count() == 1);
+    CHECK(std::get<std::string>(table.rows()[0][0]).ends_with("study/w"));
+}
