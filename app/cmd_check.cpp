@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common.h"
+#include "results.h"
 #include "core/error.h"
 #include "experiments/registry.h"
 #include "report/text.h"
@@ -70,12 +71,7 @@ int run_check(const CheckOptions& o) {
     std::cout << fmt::format("check: {} ok, {} {}, {}{}{} in {}\n", ok, differ, differ == 1 ? "differs" : "differ",
                              report::counted(errors, "error"), o.update ? fmt::format(", {} updated", updated) : "",
                              skipped ? fmt::format(", {} long skipped", skipped) : "", report::seconds_text(total));
-    if (o.durations > 0) {
-        std::stable_sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        std::cout << fmt::format("slowest {}:\n", std::min(o.durations, times.size()));
-        for (std::size_t i = 0; i < std::min(o.durations, times.size()); ++i)
-            std::cout << fmt::format("  {:>8}  {}\n", report::seconds_text(times[i].first), times[i].second);
-    }
+    if (o.durations > 0) print_slowest(std::cout, times, o.durations);
     // Nothing checked is no pass, --quick's skips included.
     if (ok + differ + errors + updated == 0)
         throw Error("check --quick: every config given is marked long (\"check\": {\"long\": true}); nothing was checked");

@@ -45,10 +45,7 @@ int run_results(const ResultsOptions& o) {
         for (std::size_t row = 0; row < folders.row_count(); ++row)
             if (const auto wall = report::as_number(folders.at(row, "wall_seconds")))
                 if (const auto* folder = std::get_if<std::string>(&folders.at(row, "folder"))) times.emplace_back(*wall, *folder);
-        std::stable_sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        times.resize(std::min(times.size(), o.durations));
-        std::cerr << "slowest " << times.size() << ":\n";
-        for (const auto& [seconds, folder] : times) std::cerr << fmt::format("  {:>8}  {}\n", report::seconds_text(seconds), folder);
+        print_slowest(std::cerr, times, o.durations);
     }
     return 0;
 }

@@ -1,11 +1,14 @@
 #include "results.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <iostream>
 #include <unistd.h>
 
 #include "common.h"
 #include "core/error.h"
+#include "report/text.h"
 #include "report/expect.h"
 #include "report/table_io.h"
 #include "report/terminal.h"
@@ -26,6 +29,13 @@ void add_display_options(CLI::App* cmd, DisplayOptions& d, Printed printed, cons
     if (printed == Printed::folders) return;
     cmd->add_flag("--check", d.check, "Exit 1 when any verdict column says miss (n/a, outside the document's protocol, never fails)");
     cmd->add_flag("-q,--quiet", d.quiet, "Nothing on stderr but errors: no progress line, no summary");
+}
+
+void print_slowest(std::ostream& out, std::vector<std::pair<double, std::string>> times, std::size_t most) {
+    std::stable_sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    times.resize(std::min(times.size(), most));
+    out << "slowest " << times.size() << ":\n";
+    for (const auto& [seconds, name] : times) out << fmt::format("  {:>8}  {}\n", report::seconds_text(seconds), name);
 }
 
 void check_display(const DisplayOptions& d) {

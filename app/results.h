@@ -4,7 +4,9 @@
 // width) or as markdown, CSV or JSON.
 #include <CLI/CLI.hpp>
 
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/selection.h"
@@ -27,6 +29,10 @@ enum class Printed { tables, folders };
 // also --table, --check, -q), registered here once for every command that
 // prints. `columns_example` ends --columns' help.
 void add_display_options(CLI::App* cmd, DisplayOptions& d, Printed printed, const std::string& columns_example);
+
+// --durations N (pytest's habit): the `most` slowest of `times` (seconds,
+// name), slowest first, one line each under "slowest N:".
+void print_slowest(std::ostream& out, std::vector<std::pair<double, std::string>> times, std::size_t most);
 
 // Refuses contradictory display options before any work.
 void check_display(const DisplayOptions& d);
