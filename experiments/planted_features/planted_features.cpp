@@ -185,6 +185,7 @@ std::vector<report::Table> aggregate(runner::Aggregation& a) {
     // The per-unit rows, every run's, named by the swept values and the
     // seed (concatenated moves the runs' tables: it comes last).
     report::Table units = a.concatenated("units");
+    units.set_per_item();
     return {t, clumps, std::move(units), runs};
 }
 

@@ -306,6 +306,7 @@ std::vector<report::Table> aggregate_toy(runner::Aggregation& a) {
 
     report::Table features("features");
     features.set_long_form();
+    features.set_per_item();
     a.add_swept_columns(features);
     features.add_column("seed", ColumnType::integer).add_key("seed");
     for (const auto& c : per_run.front()[1].columns()) features.add_column(c);

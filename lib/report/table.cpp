@@ -120,6 +120,7 @@ Table only_columns(const Table& t, const std::vector<std::string>& names) {
         out.add_row(std::move(cells));
     }
     if (t.long_form()) out.set_long_form();
+    if (t.per_item()) out.set_per_item();
     for (const auto& k : t.keys())
         if (out.find_column(k)) out.add_key(k);
     return out;

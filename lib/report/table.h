@@ -68,6 +68,12 @@ public:
     // when asked for by name (files always hold it).
     bool long_form() const { return long_form_; }
     void set_long_form() { long_form_ = true; }
+    // One row per item of a run (a toy model's feature, a net's unit), the
+    // item being its last key: a reader checks what its kind sums up from
+    // it, not each row, so an expected table keeps it summed up per group
+    // of its other keys (report/expected_tables.h). Files always hold it.
+    bool per_item() const { return per_item_; }
+    void set_per_item() { per_item_ = true; }
 
     // Points this table's column list at `other`'s when the two are equal
     // (memory, not meaning: nothing a reader sees changes).
@@ -91,6 +97,7 @@ private:
     std::vector<std::string> summary_;  // names, so that inserted columns move nothing
     std::vector<std::string> keys_;
     bool long_form_ = false;
+    bool per_item_ = false;
 };
 
 // The columns of `t` named in `names`, in t's order (the others dropped;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -220,34 +221,72 @@ Json to_json(const Table& t) {
     return j;
 }
 
-// The document's text with the rows left empty, then the rows spliced in
-// where it reads "rows": [], each dumped alone and indented to its depth
-// (a row's lines hold no raw newline: JSON escapes them in strings).
-void write_results_document(const std::string& experiment, const Table& t, const io::Emit& emit) {
+namespace {
+// `text` is a document dumped with every table's rows left empty
+// ("rows": [], the last member of each): emits it with the tables' rows
+// spliced in, in order, each row_text(row) indented to its depth, line by
+// line (a row's text holds no raw newline inside a value: JSON escapes
+// them in strings). Only the first tables.size() empty lists are filled:
+// a manifest after the tables stays as it is.
+void splice_rows(const std::string& text, const std::vector<const Table*>& tables,
+                 const std::function<std::string(const Table&, const std::vector<Cell>&)>& row_text, const io::Emit& emit) {
+    const std::string empty_rows = "\"rows\": []";
+    const std::string row_indent(8, ' ');
+    std::size_t done = 0, searched = 0;  // emitted up to; looked for empty lists up to
+    std::string piece;
+    for (const Table* table : tables) {
+        const Table& t = *table;
+        const std::size_t at = text.find(empty_rows, searched);
+        if (at == std::string::npos) break;
+        searched = at + empty_rows.size();
+        if (t.rows().empty()) continue;
+        emit(std::string_view(text).substr(done, at + empty_rows.size() - 1 - done));
+        for (std::size_t r = 0; r < t.rows().size(); ++r) {
+            const std::string row = row_text(t, t.rows()[r]);
+            piece = r ? ",\n" : "\n";
+            for (std::size_t from = 0; from <= row.size();) {
+                const std::size_t end = std::min(row.find('\n', from), row.size());
+                piece += row_indent;
+                piece.append(row, from, end - from);
+                if (end < row.size()) piece += '\n';
+                from = end + 1;
+            }
+            emit(piece);
+        }
+        emit("\n      ]");
+        done = at + empty_rows.size();
+    }
+    emit(std::string_view(text).substr(done));
+}
+
+Json document_header(const std::string& experiment, const std::vector<const Table*>& tables, const Json& manifest) {
     Json doc;
     doc["experiment"] = experiment;
-    doc["tables"] = Json::array({table_header(t)});
-    const std::string text = doc.dump(2) + "\n";
-    const std::string empty_rows = "\"rows\": []";
-    const std::size_t at = text.rfind(empty_rows);  // the last member of the only table
-    if (t.rows().empty() || at == std::string::npos) return emit(text);
-    const std::string row_indent(8, ' ');
-    emit(std::string_view(text).substr(0, at + empty_rows.size() - 1));
-    std::string piece;
-    for (std::size_t r = 0; r < t.rows().size(); ++r) {
-        const std::string row = row_json(t, t.rows()[r]).dump(2);
-        piece = r ? ",\n" : "\n";
-        for (std::size_t from = 0; from <= row.size();) {
-            const std::size_t end = std::min(row.find('\n', from), row.size());
-            piece += row_indent;
-            piece.append(row, from, end - from);
-            if (end < row.size()) piece += '\n';
-            from = end + 1;
-        }
-        emit(piece);
-    }
-    emit("\n      ]");
-    emit(std::string_view(text).substr(at + empty_rows.size()));
+    doc["tables"] = Json::array();
+    for (const Table* t : tables) doc["tables"].push_back(table_header(*t));
+    if (!manifest.is_null()) doc["manifest"] = manifest;
+    return doc;
+}
+}  // namespace
+
+void write_results_document(const std::string& experiment, const Table& t, const io::Emit& emit) {
+    const std::vector<const Table*> one{&t};
+    splice_rows(document_header(experiment, one, nullptr).dump(2) + "\n", one,
+                [](const Table& table, const std::vector<Cell>& row) { return row_json(table, row).dump(2); }, emit);
+}
+
+std::string compact_results_document(const std::string& experiment, const std::vector<Table>& tables, const Json& manifest) {
+    std::vector<const Table*> all;
+    for (const auto& t : tables) all.push_back(&t);
+    std::string out;
+    splice_rows(document_header(experiment, all, manifest).dump(2) + "\n", all,
+                [](const Table&, const std::vector<Cell>& row) {
+                    Json cells = Json::array();
+                    for (const auto& c : row) cells.push_back(cell_to_json(c));
+                    return cells.dump();
+                },
+                [&](std::string_view piece) { out += piece; });
+    return out;
 }
 
 Json results_document(const std::string& experiment, const std::vector<Table>& tables,
@@ -309,14 +348,21 @@ Table table_from_json(const Json& j, const std::string& where) {
         t.add_column(c);
     }
     for (std::size_t r = 0; r < rows.size(); ++r) {
-        if (!rows[r].is_object()) throw Error(here + ": row " + std::to_string(r) + " is not an object");
+        // A row is an object of its cells, or (compact_results_document)
+        // an array of them in column order.
+        const Json& row = rows[r];
+        if (!row.is_object() && !row.is_array()) throw Error(here + ": row " + std::to_string(r) + " is not an object or an array");
+        if (row.is_array() && row.size() != t.columns().size())
+            throw Error(here + ": row " + std::to_string(r) + " has " + std::to_string(row.size()) + " cells, the table " +
+                        std::to_string(t.columns().size()) + " columns");
         std::vector<Cell> cells;
-        for (const auto& c : t.columns()) {
-            const auto it = rows[r].find(c.name);
-            cells.push_back(it == rows[r].end()
-                                ? Cell{}
-                                : cell_from_json(*it, c.type, here + " row " + std::to_string(r) +
-                                                                   " column '" + c.name + "'"));
+        for (std::size_t i = 0; i < t.columns().size(); ++i) {
+            const Column& c = t.columns()[i];
+            const Json* value = row.is_array() ? &row[i] : nullptr;
+            if (row.is_object())
+                if (const auto it = row.find(c.name); it != row.end()) value = &*it;
+            cells.push_back(value ? cell_from_json(*value, c.type, here + " row " + std::to_string(r) + " column '" + c.name + "'")
+                                  : Cell{});
         }
         t.add_row(std::move(cells));
     }

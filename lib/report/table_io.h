@@ -31,6 +31,11 @@ void write_results_document(const std::string& experiment, const Table& t, const
 Json results_document(const std::string& experiment, const std::vector<Table>& tables,
                       const Json& manifest);
 
+// The same document with each table's rows one line each, a JSON array of
+// its cells in column order: the compact form expected tables are kept in
+// (report/expected_tables.h). table_from_json reads either.
+std::string compact_results_document(const std::string& experiment, const std::vector<Table>& tables, const Json& manifest);
+
 // Parses what to_json wrote. `where` names the source in error messages.
 Table table_from_json(const Json& j, const std::string& where);
 Table table_from_csv(const std::string& text, const std::string& name, const std::string& where);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "report/diff.h"
+#include "report/expected_tables.h"
 #include "report/table_io.h"
 #include "runner/execute.h"
 #include "runner/history.h"
@@ -108,8 +109,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             // bits (gemm.h), so the table is the table of every CPU.
             // The config it was made from (resolved, as a manifest records
             // it), so that a later check can say what changed since.
-            const auto doc = report::results_document(plan.kind->name, result.tables, Json{{"config", plan.config}});
-            io::write_file_atomically(expected, doc.dump(2) + "\n");
+            io::write_file_atomically(expected, report::expected_document(plan.kind->name, result.tables, plan.config));
             outcome.status = CheckStatus::updated;
             outcome.details.push_back("wrote " + expected);
             return outcome;
@@ -118,7 +118,8 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             throw Error(expected + ": no expected table (run `ffn-lab check " + (root == "." ? "" : "--root " + root + " ") +
                         "--update " + config_path + "` to create it)");
         const auto expected_tables = report::read_tables(expected);
-        auto differences = report::diff_tables(result.tables, expected_tables, plan.check_tolerance);
+        const auto ours = report::expected_form(result.tables);
+        auto differences = report::diff_tables(ours, expected_tables, plan.check_tolerance);
         outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
         if (differences.empty()) return outcome;
         // A run id is the hash of the run's settings: when the config
@@ -129,6 +130,13 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
         outcome.details.push_back(report::difference_summary(differences, expected_tables.size()) + " (A = this run, B = expected)");
         if (const auto changed = config_changes(plan.config, expected); !changed.empty())
             outcome.details.push_back("the config changed since the expected table was written: " + changed);
+        for (const auto& t : result.tables)
+            if (t.per_item() && std::any_of(differences.begin(), differences.end(), [&](const report::Difference& d) {
+                    return d.table == t.name() + "_summary";
+                }))
+                outcome.details.push_back("table '" + t.name() + "_summary' is table '" + t.name() +
+                                          "' summed up per group (an expected table keeps no per-item rows); `ffn-lab sweep " +
+                                          config_path + " --out DIR` writes its rows");
         if (run_ids) outcome.details.push_back((run_ids == 1 ? std::string("1 run id differs") : std::to_string(run_ids) + " run ids differ") + " (the runs' settings are not the same)");
         for (const auto& d : differences) outcome.details.push_back(report::describe(d));
     } catch (const Error& e) {

@@ -18,13 +18,14 @@ namespace {
 struct ScratchRoot {
     ffn::test::TempDir dir;
     std::string config, expected;
-    ScratchRoot() {
+    explicit ScratchRoot(const std::string& name = "abs", const std::string& kind = "abs_construction") {
+        const std::string expected_folder = "experiments/" + kind + "/expected";
         fs::create_directories(dir.path() / "configs");
-        fs::create_directories(dir.path() / "experiments/abs_construction/expected");
-        config = dir.file("configs/abs.json");
-        expected = dir.file("experiments/abs_construction/expected/abs.json");
-        fs::copy_file(ffn::test::source_path("configs/abs.json"), config);
-        fs::copy_file(ffn::test::source_path("experiments/abs_construction/expected/abs.json"), expected);
+        fs::create_directories(dir.path() / expected_folder);
+        config = dir.file("configs/" + name + ".json");
+        expected = dir.file(expected_folder + "/" + name + ".json");
+        fs::copy_file(ffn::test::source_path("configs/" + name + ".json"), config);
+        fs::copy_file(ffn::test::source_path(expected_folder + "/" + name + ".json"), expected);
     }
     CheckOutcome check(bool update = false) {
         return check_config(config, dir.path().string(), update, ffn::experiments::all_kinds(), 1);
@@ -44,9 +45,13 @@ TEST_CASE("check passes on the committed expected table") {
 TEST_CASE("check fails when one expected value is mutated and --update restores it") {
     ScratchRoot root;
     auto doc = ffn::report::Json::parse(ffn::io::read_file(root.expected));
-    auto& grid_rows = doc["tables"][2]["rows"];
-    REQUIRE(doc["tables"][2]["name"] == "grid");
-    grid_rows[0]["inputs"] = 3722;  // was 61 * 61 = 3721
+    auto& grid = doc["tables"][2];
+    REQUIRE(grid["name"] == "grid");
+    // Rows are arrays in column order (an expected table's compact form).
+    const auto& names = grid["columns"];
+    const auto inputs = static_cast<std::size_t>(std::find(names.begin(), names.end(), "inputs") - names.begin());
+    REQUIRE(grid["rows"][0][inputs] == 3721);  // 61 * 61
+    grid["rows"][0][inputs] = 3722;
     ffn::io::write_file_atomically(root.expected, doc.dump(2));
 
     const auto outcome = root.check();
@@ -58,6 +63,48 @@ TEST_CASE("check fails when one expected value is mutated and --update restores 
 
     CHECK(root.check(/*update=*/true).status == CheckStatus::updated);
     CHECK(root.check().status == CheckStatus::ok);
+}
+
+TEST_CASE("a per-item table is checked by its summary, and a difference there says where its rows are") {
+    // tms_pentagon's features table (one row per feature of each model) is
+    // kept as features_summary; nudging one summed-up cell fails the check.
+    ScratchRoot root("tms_pentagon", "toy_superposition");
+    REQUIRE(root.check().status == CheckStatus::ok);
+    auto doc = ffn::report::Json::parse(ffn::io::read_file(root.expected));
+    ffn::report::Json* summary = nullptr;
+    for (auto& t : doc["tables"]) {
+        CHECK(t["name"] != "features");  // no per-item rows in the file
+        if (t["name"] == "features_summary") summary = &t;
+    }
+    REQUIRE(summary);
+    const auto& names = (*summary)["columns"];
+    const auto norm_max = static_cast<std::size_t>(std::find(names.begin(), names.end(), "norm_max") - names.begin());
+    REQUIRE(norm_max < names.size());
+    (*summary)["rows"][0][norm_max] = (*summary)["rows"][0][norm_max].get<double>() * 1.01;  // past rtol 1e-4
+    ffn::io::write_file_atomically(root.expected, doc.dump(2));
+
+    const auto outcome = root.check();
+    CHECK(outcome.status == CheckStatus::differs);
+    std::string all;
+    for (const auto& d : outcome.details) all += d + "\n";
+    CHECK(all.find("1 cell differs in 1 row of 1 table") != std::string::npos);
+    CHECK(all.find("table 'features_summary' is table 'features' summed up per group (an expected table keeps no per-item rows); "
+                   "`ffn-lab sweep " + root.config + " --out DIR` writes its rows") != std::string::npos);
+    CHECK(all.find("column 'norm_max'") != std::string::npos);
+}
+
+TEST_CASE("the expected tables are small enough for a repository to carry: none over 1 MB, all under 5 MB") {
+    std::uintmax_t total = 0, largest = 0;
+    std::string largest_name;
+    for (const auto& entry : fs::recursive_directory_iterator(ffn::test::source_path("experiments"))) {
+        if (!entry.is_regular_file() || entry.path().parent_path().filename() != "expected") continue;
+        total += entry.file_size();
+        if (entry.file_size() > largest) largest = entry.file_size(), largest_name = entry.path().string();
+    }
+    INFO("largest: " << largest_name << " " << largest << " bytes; all: " << total);
+    CHECK(largest <= 1'000'000);
+    CHECK(total <= 5'000'000);
+    CHECK(total > 0);
 }
 
 TEST_CASE("a missing expected table is an error that says how to create it") {
