@@ -36,9 +36,9 @@ std::int64_t i64(std::size_t v) { return static_cast<std::int64_t>(v); }
 // only counted or evaluated.
 template <class T>
 Linear<T>::Linear(std::size_t in_features, std::size_t out_features, bool with_bias)
-    : weight(xt::zeros<T>({out_features, in_features})),
+    : weight(zeros<T, 2>({out_features, in_features})),
       weight_grad(Matrix<T>::from_shape({out_features, in_features})),
-      bias(xt::zeros<T>({with_bias ? out_features : std::size_t{0}})),
+      bias(zeros<T, 1>({with_bias ? out_features : std::size_t{0}})),
       bias_grad(Vector<T>::from_shape({with_bias ? out_features : std::size_t{0}})) {}
 
 namespace {
@@ -209,9 +209,9 @@ void linear_backward_input(const BatchedLinear<T>& layer, const Matrix<T>& dY, M
 
 template <class T>
 BatchedLinear<T>::BatchedLinear(std::size_t instances, std::size_t in, std::size_t out, bool with_bias)
-    : weight(xt::zeros<T>({instances * out, in})),
+    : weight(zeros<T, 2>({instances * out, in})),
       weight_grad(Matrix<T>::from_shape({instances * out, in})),
-      bias(xt::zeros<T>({instances, with_bias ? out : std::size_t{0}})),
+      bias(zeros<T, 2>({instances, with_bias ? out : std::size_t{0}})),
       bias_grad(Matrix<T>::from_shape({instances, with_bias ? out : std::size_t{0}})),
       instances_(instances) {
     if (instances < 1) throw Error("BatchedLinear: at least one instance");
