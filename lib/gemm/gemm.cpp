@@ -172,8 +172,9 @@ void pack_a(Trans ta, const T* A, std::int64_t lda, std::int64_t i0, std::int64_
 // op(B) rows p0..p0+kc, columns j0..j0+nc into NR-column slivers, k-major.
 template <class T>
 void pack_b(Trans tb, const T* B, std::int64_t ldb, std::int64_t p0, std::int64_t j0, std::int64_t nc,
-            std::int64_t kc, std::int64_t NR, PackB<T> pack_rows, T* dst) {
+            std::int64_t kc, std::int64_t NR, PackB<T> pack_rows, PackB<T> pack_transposed, T* dst) {
     if (tb == Trans::no && pack_rows) return pack_rows(B + p0 * ldb + j0, ldb, kc, nc, dst);
+    if (tb == Trans::yes && pack_transposed) return pack_transposed(B + j0 * ldb + p0, ldb, kc, nc, dst);
     if (tb == Trans::no) {
         // Row by row of B, so the reads are sequential (sliver by sliver would
         // stride down kc rows of B, a new page each when N is large).
@@ -355,7 +356,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
             for (std::int64_t pc = 0; pc < K; pc += KC) {
                 const std::int64_t kc = std::min(KC, K - pc);
                 T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(whole(nc, NR) * kc));
-                pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, packed_b);
+                pack_b(op.tb, op.B, op.ldb, pc, jc, nc, kc, NR, ks.pack_b, ks.pack_bt, packed_b);
                 for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
                     const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
                     if (packed_row == 0) {
@@ -384,7 +385,7 @@ void multiply_region(const Operands<T>& op, const Region& r) {
         // K block pc starts at pc * nc_slivers, as if every block were KC deep.
         T* packed_b = t_pack_b.get<T>(static_cast<std::size_t>(nc_slivers * K));
         for (std::int64_t pc = 0; pc < K; pc += KC)
-            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, std::min(KC, K - pc), NR, ks.pack_b, packed_b + pc * nc_slivers);
+            pack_b(op.tb, op.B, op.ldb, pc, jc, nc, std::min(KC, K - pc), NR, ks.pack_b, ks.pack_bt, packed_b + pc * nc_slivers);
         for (std::int64_t ic = r.i0; ic < r.i1; ic += MC) {
             const std::int64_t packed_row = (ic - r.i0) % rows_per_pack;
             if (packed_row == 0) {

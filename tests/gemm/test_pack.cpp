@@ -1,7 +1,7 @@
 // The packers each kernel family brings (gemm/kernel.h), tested directly
 // against the layouts kernel.h states, on every family the machine runs:
 // odd row counts, odd kc and nc, padded leading dimensions, the zero fill,
-// and pack_cols' promise to write nothing past kc * MR.
+// and pack_cols' and pack_bt's promise to write nothing past their layout.
 #include <doctest/doctest.h>
 
 #include "support.h"
@@ -92,6 +92,26 @@ void check_family(const KernelShape<T>& shape) {
                 CHECK(same_bits(got.data, want.data(), want.size()));
             }
         }
+        if (shape.pack_bt) {  // B stored transposed: column j of op(B) is row j of b, ldb apart
+            for (const std::int64_t nc : {std::int64_t{1}, NR / 2 - 1, NR / 2 + 1, NR, 3 * NR + 5}) {
+                if (nc < 1) continue;
+                CAPTURE(nc);
+                const std::int64_t ldb = kc + 3;
+                const auto b = random_values<T>(static_cast<std::size_t>(nc * ldb), static_cast<std::uint64_t>(nc + 1));
+                const std::int64_t slivers = (nc + NR - 1) / NR;
+                AlignedBuffer<T> got(static_cast<std::size_t>(slivers * kc * NR + kSlack));
+                std::vector<T> want(static_cast<std::size_t>(slivers * kc * NR));
+                shape.pack_bt(b.data(), ldb, kc, nc, got.data);
+                for (std::int64_t s = 0; s < slivers; ++s)
+                    for (std::int64_t k = 0; k < kc; ++k)
+                        for (std::int64_t c = 0; c < NR; ++c) {
+                            const std::int64_t col = s * NR + c;
+                            want[(s * kc + k) * NR + c] = col < nc ? b[col * ldb + k] : T(0);
+                        }
+                CHECK(same_bits(got.data, want.data(), want.size()));
+                for (std::size_t i = want.size(); i < got.size; ++i) CHECK(got.data[i] == T(7));  // nothing past the slivers
+            }
+        }
     }
 }
 
@@ -103,7 +123,7 @@ TEST_CASE("every family's packers lay out A and B as kernel.h says") {
         const KernelFamily& f = active_family();
         check_family(f.f32);
         check_family(f.f64);
-        tested += (f.f32.pack_rows || f.f32.pack_cols || f.f32.pack_b) ? 1 : 0;
+        tested += (f.f32.pack_rows || f.f32.pack_cols || f.f32.pack_b || f.f32.pack_bt) ? 1 : 0;
         ++count;
     });
     MESSAGE(tested << " of " << count << " families bring packers of their own");
