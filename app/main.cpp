@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "ffnlab/build_info.h"
 #include "core/isa.h"
+#include "core/memory.h"
 #include "report/text.h"
 #include "runner/schema.h"
 
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     // A reader that has gone (gnuplot, a pipe's other end) is an error
     // to report, not a signal that ends ffn-lab without a word.
     std::signal(SIGPIPE, SIG_IGN);
+    ffn::keep_freed_memory();
     CLI::App app{"ffn-lab: experiments on the transformer feed-forward (MLP) layer"};
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);

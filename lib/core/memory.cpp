@@ -1,5 +1,6 @@
 #include "core/memory.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <sys/resource.h>
@@ -41,6 +42,13 @@ void prefer_huge_pages(void* data, std::size_t bytes) {
     const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
     if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+void keep_freed_memory() {
+#ifdef M_MMAP_THRESHOLD
+    (void)::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    (void)::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 }  // namespace ffn
