@@ -9,10 +9,9 @@
 namespace ffn::nn {
 
 namespace kernels {
-// The registry's row for the smooth loops: the avx512 family runs the avx2
-// build (activation_kernels.h says why).
+// The registry's row for the smooth loops, a build per family.
 const PerIsa<SmoothLoopsFamily>& smooth_loops() {
-    static const PerIsa<SmoothLoopsFamily> table{avx2_smooth_loops(), avx2_smooth_loops(), ref_smooth_loops()};
+    static const PerIsa<SmoothLoopsFamily> table{avx512_smooth_loops(), avx2_smooth_loops(), ref_smooth_loops()};
     return table;
 }
 }  // namespace kernels
