@@ -93,7 +93,7 @@ runner::ExperimentKind make() {
             .keys_from_files = layer_keys_from_files,
             .validate = [](const runner::Plan& plan) {
                 refuse_ffn_beyond_memory(plan);
-                for (const auto& r : plan.runs) refuse_inputs_without_layer(r);
+                for (const runner::Run* r : plan.first_run_of_each_point()) refuse_inputs_without_layer(*r);
             },
             .run = by_dtype<compute<float>, compute<double>>,
             .seed_statistics = runner::SeedStatistics{

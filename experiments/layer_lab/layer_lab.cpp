@@ -204,7 +204,7 @@ runner::ExperimentKind make() {
             .validate =
                 [](const runner::Plan& plan) {
                     refuse_ffn_beyond_memory(plan);
-                    for (const auto& r : plan.runs) refuse_bad_settings(r);
+                    for (const runner::Run* r : plan.first_run_of_each_point()) refuse_bad_settings(*r);
                 },
             .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate};

@@ -263,7 +263,8 @@ runner::ExperimentKind make() {
             .headlines = {{"readout", {"case", "relu_exact", "linear_exact"}}, {"overlap", {"d", "directions", "median_abs_cos", "max_abs_cos", "welch_bound"}}, {"sparsity", {"p", "exact_probability", "mc_probability", "mse_relu", "mse_linear", "mse_affine", "relu_beats_affine"}}},
             .validate =
                 [](const runner::Plan& plan) {
-                    for (const auto& run : plan.runs) {
+                    for (const runner::Run* first : plan.first_run_of_each_point()) {
+                        const runner::Run& run = *first;
                         if (!run.is_float64())
                             throw Error("key 'dtype': superposition computes in float64 only (its exactness is float64's)");
                         for (const double p : run.numbers("probabilities"))

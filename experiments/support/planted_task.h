@@ -185,8 +185,8 @@ Fit score(nn::MLP<T>& mlp, const Task<T>& task, const train::FitRecord& record) 
 // the step's rows x m activations, the one-feature probes), plus `extra`
 // rows of d and m a kind draws besides.
 inline void refuse_bad_tasks(const runner::Plan& plan, const std::function<double(const runner::Run&)>& extra_rows = {}) {
-    for (const auto& r : plan.runs)
-        if (r.number("density") == 0) throw Error("key 'density': 0 plants no feature in any input; it must be above 0");
+    for (const runner::Run* r : plan.first_run_of_each_point())
+        if (r->number("density") == 0) throw Error("key 'density': 0 plants no feature in any input; it must be above 0");
     refuse_runs_beyond_memory(plan, {"train_samples", "probe_samples", "d", "m", "features"}, [&](const runner::Run& r) {
         const double d = static_cast<double>(r.integer("d")), m = static_cast<double>(r.integer("m"));
         const double rows = static_cast<double>(r.integer("train_samples") + r.integer("probe_samples")) +

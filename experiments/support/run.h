@@ -191,7 +191,8 @@ constexpr double kMaxRunBytes = 4.0 * (1 << 30);
 // its runs; the message names `keys` with the run's values and the estimate.
 inline void refuse_runs_beyond_memory(const runner::Plan& plan, const std::vector<std::string>& keys,
                                       const std::function<double(const runner::Run&)>& bytes) {
-    for (const auto& r : plan.runs) {
+    for (const runner::Run* run : plan.first_run_of_each_point()) {
+        const runner::Run& r = *run;
         const double need = bytes(r);
         if (need <= kMaxRunBytes) continue;
         std::vector<std::string> names, values;

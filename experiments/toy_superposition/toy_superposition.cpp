@@ -461,18 +461,20 @@ runner::ExperimentKind make() {
             .headlines = {{"points", {"outcome", "outcome_seeds", "optimum", "represented_median", "dims_per_feature_median", "best_loss"}}, {"geometry", {"dims_per_feature", "inverse_density", "represented", "distance_median"}}},
             .validate =
                 [](const runner::Plan& plan) {
-                    for (const auto& run : plan.runs)
-                        if (run.integer("hidden") >= run.integer("features"))
-                            throw Error("key 'hidden': " + std::to_string(run.integer("hidden")) +
-                                        " is not below 'features' (" + std::to_string(run.integer("features")) +
+                    const auto firsts = plan.first_run_of_each_point();
+                    for (const runner::Run* run : firsts)
+                        if (run->integer("hidden") >= run->integer("features"))
+                            throw Error("key 'hidden': " + std::to_string(run->integer("hidden")) +
+                                        " is not below 'features' (" + std::to_string(run->integer("features")) +
                                         "): nothing to squeeze");
                     for (const char* key : {"features", "hidden"})
-                        for (const auto& run : plan.runs)
-                            if (run.raw(key) != plan.runs.front().raw(key))
+                        for (const runner::Run* run : firsts)
+                            if (run->raw(key) != plan.runs.front().raw(key))
                                 throw Error(std::string("key '") + key + "': one value per config (the features table has a column per hidden dimension)");
                     // The last feature's importance must be a float32 number far
                     // from overflow and underflow (1e30 and 1e-30), or the loss is.
-                    for (const auto& run : plan.runs) {
+                    for (const runner::Run* first : firsts) {
+                        const runner::Run& run = *first;
                         const double digits = static_cast<double>(run.integer("features") - 1) * std::fabs(std::log10(run.number("importance_decay")));
                         if (digits > 30)
                             throw Error(fmt::format("keys 'importance_decay', 'features' ({}, {}): the last feature's importance, "

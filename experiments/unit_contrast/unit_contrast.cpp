@@ -456,7 +456,7 @@ runner::ExperimentKind make() {
             .headlines = {{"survival", {"seeds", "winners", "naive_significant", "significant", "survived", "reading"}}},
             .validate =
                 [](const runner::Plan& plan) {
-                    for (const auto& r : plan.runs) refuse_bad_settings(r);
+                    for (const runner::Run* r : plan.first_run_of_each_point()) refuse_bad_settings(*r);
                     planted::refuse_bad_tasks(plan, [](const runner::Run& r) { return 4.0 * static_cast<double>(r.integer("group_samples")); });
                 },
             .run = by_dtype<compute<float>, compute<double>>,

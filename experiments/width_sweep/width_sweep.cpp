@@ -654,12 +654,7 @@ namespace {
 // Each point's data once, before any run: a bad target, interval or
 // points list is named before the work, and not as a run's failure.
 void validate_data(const runner::Plan& plan) {
-    const runner::GridPoint* last = nullptr;
-    for (const auto& run : plan.runs)
-        if (run.point.get() != last) {
-            last = run.point.get();
-            make_fit_data(run);
-        }
+    for (const runner::Run* run : plan.first_run_of_each_point()) make_fit_data(*run);
 }
 }  // namespace
 
@@ -762,8 +757,9 @@ runner::ExperimentKind make() {
                         return matrices * static_cast<double>(r.integer("samples")) * static_cast<double>(r.integer("model.width")) *
                                (r.is_float64() ? 8 : 4);
                     });
-                    const auto loads = [](const runner::Run& r) { return !r.string("weights").empty(); };
-                    if (plan.seeds.size() > 1 && std::any_of(plan.runs.begin(), plan.runs.end(), loads))
+                    const auto loads = [](const runner::Run* r) { return !r->string("weights").empty(); };
+                    const auto firsts = plan.first_run_of_each_point();
+                    if (plan.seeds.size() > 1 && std::any_of(firsts.begin(), firsts.end(), loads))
                         throw Error("key 'weights': a loaded model is the same for every seed; give one seed (--set seeds=[0])");
                     validate_data(plan);
                 },

@@ -443,6 +443,9 @@ void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes
                                 "this machine (or its memory limit) leaves; sweep fewer runs at once",
                                 plan.source, run_count, plan_bytes / 1073741824.0, available / 1073741824.0));
     plan.runs.reserve(static_cast<std::size_t>(run_count));
+    // Untouched yet: 10^7 runs' records then take a page fault per 2 MB,
+    // not per 4 KB (a quarter of such a plan's time).
+    prefer_huge_pages(plan.runs.data(), plan.runs.capacity() * sizeof(Run));
     std::vector<std::size_t> counter(axes.size(), 0);
     for (;;) {
         auto point = std::make_shared<GridPoint>();

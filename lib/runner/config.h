@@ -131,6 +131,11 @@ struct Plan {
     std::vector<std::string> protocol_deviations_of(const Run& run, const std::vector<std::string>& ignoring = {}) const {
         return protocol_deviations_of(*run.point, ignoring);
     }
+    // The first run of each point, in grid order: a check of what a run's
+    // values decide (its memory, its data, its settings) asks a point
+    // once, not once per seed, which never changes them (10^7 runs of ten
+    // points are ten checks).
+    std::vector<const Run*> first_run_of_each_point() const;
 };
 
 // A kind's keys, with those every kind takes (seeds, dtype), as a table:

@@ -36,6 +36,14 @@ bool Plan::follows_protocol(const GridPoint& point, const std::vector<std::strin
     return protocol_deviations_of(point, ignoring).empty();
 }
 
+std::vector<const Run*> Plan::first_run_of_each_point() const {
+    std::vector<const Run*> out;
+    out.reserve(points.size());
+    for (const Run& run : runs)
+        if (out.empty() || out.back()->point != run.point) out.push_back(&run);
+    return out;
+}
+
 bool Plan::swept_real(const std::string& key) const {
     return std::find(real_swept_keys.begin(), real_swept_keys.end(), key) != real_swept_keys.end();
 }
