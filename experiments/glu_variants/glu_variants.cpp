@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "analysis/affine_fit.h"
 #include "core/error.h"
@@ -147,6 +148,28 @@ Task<T> make_task(const runner::Run& run) {
     return t;
 }
 
+// Every run of a task trains on the same data: its inputs and targets
+// depend on the values below alone, not on the model or the seed, so a
+// process makes each task once (gelu_residual's two affine fits of 16384
+// rows and the teachers were a seventh of the config's time) and keeps the
+// last four (a sweep over task seeds would otherwise keep them all).
+template <class T>
+std::shared_ptr<const Task<T>> shared_task(const runner::Run& run) {
+    // Every value make_task reads.
+    const std::string key = fmt::format("{} d={} teacher_width={} task_seed={} train_tokens={} test_tokens={}", run.string("task"),
+                                        run.integer("d"), run.integer("teacher_width"), run.integer("task_seed"),
+                                        run.integer("train_tokens"), run.integer("test_tokens"));
+    static std::mutex mutex;
+    static std::vector<std::pair<std::string, std::shared_ptr<const Task<T>>>> recent;  // the newest last
+    const std::lock_guard lock(mutex);
+    for (const auto& [made_for, task] : recent)
+        if (made_for == key) return task;
+    auto task = std::make_shared<const Task<T>>(make_task<T>(run));
+    if (recent.size() == 4) recent.erase(recent.begin());
+    recent.emplace_back(key, task);
+    return task;
+}
+
 report::Table run_row(Cell hidden, std::int64_t params, Cell train_mse, Cell test_mse, Cell test_nmse, const std::string& status) {
     report::Table r("run");
     r.add_column("hidden", ColumnType::integer)
@@ -177,7 +200,8 @@ std::vector<report::Table> fit_affine_baseline(const runner::Run& run, const Tas
 
 template <class T>
 std::vector<report::Table> compute(const runner::Run& run) {
-    const Task<T> task = make_task<T>(run);
+    const auto shared = shared_task<T>(run);
+    const Task<T>& task = *shared;
     const std::string model_name = run.string("model");
     if (model_name == kAffine) return fit_affine_baseline(run, task);
     const auto d = static_cast<std::size_t>(run.integer("d"));
@@ -371,11 +395,11 @@ runner::ExperimentKind make() {
             .headlines = {{"variants", {"task", "model", "params", "test_nmse_median", "vs_affine", "ties"}}},
             .validate =
                 [](const runner::Plan& plan) {
-                    for (const auto& r : plan.runs)
-                        if (r.string("model") != kAffine && hidden_width(r.string("model"), static_cast<std::size_t>(r.integer("d")),
-                                         static_cast<std::size_t>(r.integer("budget"))) == 0)
+                    for (const runner::Run* r : plan.first_run_of_each_point())
+                        if (r->string("model") != kAffine && hidden_width(r->string("model"), static_cast<std::size_t>(r->integer("d")),
+                                         static_cast<std::size_t>(r->integer("budget"))) == 0)
                             throw Error(fmt::format("key 'budget': {} weights buy no hidden unit of '{}' at d = {}",
-                                                    r.integer("budget"), r.string("model"), r.integer("d")));
+                                                    r->integer("budget"), r->string("model"), r->integer("d")));
                     // The largest of the step's activations: rows x hidden
                     // matrices, about ten for the rank-2 form, plus the data.
                     refuse_runs_beyond_memory(plan, {"budget", "train_tokens", "test_tokens", "d"}, [](const runner::Run& r) {
