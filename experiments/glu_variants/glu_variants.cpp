@@ -151,22 +151,33 @@ Task<T> make_task(const runner::Run& run) {
 // Every run of a task trains on the same data: its inputs and targets
 // depend on the values below alone, not on the model or the seed, so a
 // process makes each task once (gelu_residual's two affine fits of 16384
-// rows and the teachers were a seventh of the config's time) and keeps the
-// last four (a sweep over task seeds would otherwise keep them all).
+// rows and the teachers were a seventh of the config's time). It keeps the
+// last four made, and no more than 64 MB of them but the newest (a sweep
+// over task seeds or token counts would otherwise keep them all). A task
+// is made under the lock: the runs that need it wait for it rather than
+// each making it again.
 template <class T>
 std::shared_ptr<const Task<T>> shared_task(const runner::Run& run) {
     // Every value make_task reads.
     const std::string key = fmt::format("{} d={} teacher_width={} task_seed={} train_tokens={} test_tokens={}", run.string("task"),
                                         run.integer("d"), run.integer("teacher_width"), run.integer("task_seed"),
                                         run.integer("train_tokens"), run.integer("test_tokens"));
+    const auto bytes = [](const Task<T>& t) {
+        return (t.x_train.size() + t.y_train.size() + t.x_test.size() + t.y_test.size()) * sizeof(T);
+    };
     static std::mutex mutex;
     static std::vector<std::pair<std::string, std::shared_ptr<const Task<T>>>> recent;  // the newest last
     const std::lock_guard lock(mutex);
     for (const auto& [made_for, task] : recent)
         if (made_for == key) return task;
     auto task = std::make_shared<const Task<T>>(make_task<T>(run));
-    if (recent.size() == 4) recent.erase(recent.begin());
     recent.emplace_back(key, task);
+    std::size_t kept = 0;
+    for (const auto& entry : recent) kept += bytes(*entry.second);
+    while (recent.size() > 1 && (recent.size() > 4 || kept > (std::size_t{64} << 20))) {
+        kept -= bytes(*recent.front().second);
+        recent.erase(recent.begin());
+    }
     return task;
 }
 

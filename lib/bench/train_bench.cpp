@@ -58,6 +58,10 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
         .add_column("ms_per_step", ColumnType::real, 4, true)
         .add_column("ms_min", ColumnType::real, 4, true)
         .add_column("gflops", ColumnType::real, 4, true)
+        // The FMA peak of these threads measured in this run: a note quoting
+        // the figures then says which machine kind made them (full-rate or
+        // half-rate AVX-512), as bench gemm's peak table does.
+        .add_column("peak_gflops", ColumnType::real, 4, true)
         .add_column("peak_share", ColumnType::real, 3, true)
         .add_column("final_loss", ColumnType::real, 6, true)
         .add_column("torch_ms_per_step", ColumnType::real, 4, true)
@@ -115,7 +119,7 @@ std::vector<report::Table> bench_train(const TrainBenchOptions& o, std::string* 
                 for (std::size_t i = 0; i < ms.size(); ++i) ratio.push_back(torch_ms[i] / ms[i]);
             const auto if_torch = [&](double x) { return have_torch ? report::Cell{x} : report::Cell{}; };
             t.add_row({kind, static_cast<std::int64_t>(b.hidden), static_cast<std::int64_t>(threads),
-                       std::string(isa_name(active_isa())), ms_median, *std::min_element(ms.begin(), ms.end()), gflops,
+                       std::string(isa_name(active_isa())), ms_median, *std::min_element(ms.begin(), ms.end()), gflops, peak,
                        gflops / peak, loss, if_torch(median(torch_ms)), if_torch(median(ratio)), if_torch(percentile(ratio, 25)),
                        if_torch(percentile(ratio, 75))});
         }

@@ -23,8 +23,10 @@ void prefer_huge_pages(void* data, std::size_t bytes);
 // from the heap, up to 256 MB of free heap kept) instead of handing it
 // back to the kernel at once: a training step frees and takes back the
 // same buffers, and each fresh mapping's first touch is a page fault per
-// 4 KB again (a fifth of glu_variants' time on a paravirtualised kernel).
-// Call once, before threads start. The peak resident memory is unchanged.
+// 4 KB again (9% of glu_variants' samples on a paravirtualised kernel, and
+// more of its wall time). Call once, before threads start. Freed memory up
+// to the threshold stays with the process (with each thread's arena),
+// counted in its resident size until used again.
 void keep_freed_memory();
 
 }  // namespace ffn

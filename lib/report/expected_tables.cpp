@@ -1,6 +1,7 @@
 #include "report/expected_tables.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -76,7 +77,7 @@ Table per_item_summary(const Table& t) {
                 for (const std::size_t r : rows) {
                     const Cell& c = t.rows()[r][s.column];
                     const auto x = as_number(c);
-                    if (!x) continue;
+                    if (!x || !std::isfinite(*x)) continue;  // as null: a file holds NaN and inf as null
                     if (!low || *x < *as_number(*low)) low = &c;
                     if (!high || *x > *as_number(*high)) high = &c;
                     sum += *x;
@@ -95,6 +96,15 @@ Table per_item_summary(const Table& t) {
 std::vector<Table> expected_form(const std::vector<Table>& tables) {
     std::vector<Table> out;
     for (const auto& t : tables) out.push_back(t.per_item() ? per_item_summary(t) : t);
+    return out;
+}
+
+std::vector<Table> expected_form_of_file(const std::vector<Table>& from_file, const std::vector<Table>& fresh) {
+    std::vector<Table> out;
+    for (const auto& t : from_file) {
+        const bool per_item = std::any_of(fresh.begin(), fresh.end(), [&](const Table& f) { return f.per_item() && f.name() == t.name(); });
+        out.push_back(per_item && !t.keys().empty() ? per_item_summary(t) : t);
+    }
     return out;
 }
 

@@ -20,13 +20,19 @@ namespace ffn::report {
 // `t` summed up: one row per group of its keys but the last (the item; in
 // order of first appearance), keyed by them, then `items` (the group's row
 // count) and, per other column that is not volatile: a number's min, mean
-// and max over the group's non-null cells (null when none), a boolean's
+// and max over the group's finite cells (null when none: a file holds NaN
+// and infinities as null, so they count as missing here too), a boolean's
 // count of true, a text's count of distinct values. Named `<name>_summary`.
 Table per_item_summary(const Table& t);
 
 // The tables as an expected file keeps them: each per-item table replaced
 // by its summary, the others as they are.
 std::vector<Table> expected_form(const std::vector<Table>& tables);
+
+// An expected file's tables as check compares them with expected_form(fresh):
+// a table that `fresh` holds per item, found whole in the file (written
+// before expected tables kept summaries), is summed up the same way.
+std::vector<Table> expected_form_of_file(const std::vector<Table>& from_file, const std::vector<Table>& fresh);
 
 // The expected file's text: expected_form(tables), compact, with the
 // config it was made from (a later check names the keys that changed).

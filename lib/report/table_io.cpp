@@ -336,11 +336,14 @@ Table table_from_json(const Json& j, const std::string& where) {
             if (!t_) throw Error(here + ": column '" + name + "' has an unknown type");
             c.type = *t_;
         } else {
-            for (const auto& r : rows)
-                if (r.is_object() && r.contains(name) && !r[name].is_null()) {
-                    c.type = column_type_of(r[name]);
+            const std::size_t index = t.columns().size();
+            for (const auto& r : rows) {
+                const Json* v = r.is_object() && r.contains(name) ? &r[name] : r.is_array() && index < r.size() ? &r[index] : nullptr;
+                if (v && !v->is_null()) {
+                    c.type = column_type_of(*v);
                     break;
                 }
+            }
         }
         if (precision.contains(name) && precision[name].is_number_integer()) c.precision = precision[name].get<int>();
         for (const auto& v : volatile_columns)

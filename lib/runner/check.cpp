@@ -117,8 +117,8 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
         if (!fs::exists(expected))
             throw Error(expected + ": no expected table (run `ffn-lab check " + (root == "." ? "" : "--root " + root + " ") +
                         "--update " + config_path + "` to create it)");
-        const auto expected_tables = report::read_tables(expected);
         const auto ours = report::expected_form(result.tables);
+        const auto expected_tables = report::expected_form_of_file(report::read_tables(expected), result.tables);
         auto differences = report::diff_tables(ours, expected_tables, plan.check_tolerance);
         outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
         if (differences.empty()) return outcome;
@@ -132,7 +132,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             outcome.details.push_back("the config changed since the expected table was written: " + changed);
         for (const auto& t : result.tables)
             if (t.per_item() && std::any_of(differences.begin(), differences.end(), [&](const report::Difference& d) {
-                    return d.table == t.name() + "_summary";
+                    return d.table == t.name() + "_summary" || d.where.find("'" + t.name() + "_summary'") != std::string::npos;
                 }))
                 outcome.details.push_back("table '" + t.name() + "_summary' is table '" + t.name() +
                                           "' summed up per group (an expected table keeps no per-item rows); `ffn-lab sweep " +

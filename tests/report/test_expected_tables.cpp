@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "report/expected_tables.h"
@@ -98,4 +101,28 @@ TEST_CASE("an array row of the wrong length is bad input naming the row") {
     CHECK_THROWS_WITH(table_from_json(wrong, "e.json"), doctest::Contains("row 0 column 'a'"));
     const Json scalar = Json::parse(R"({"name": "t", "columns": ["a"], "rows": [3]})");
     CHECK_THROWS_WITH(table_from_json(scalar, "e.json"), doctest::Contains("row 0 is not an object or an array"));
+}
+
+TEST_CASE("a summary counts NaN and infinities as missing, as a file holds them (null), whatever their row") {
+    Table t("features");
+    t.add_column("point", ColumnType::integer).add_column("item", ColumnType::integer).add_column("x", ColumnType::real);
+    t.add_key("point");
+    t.add_key("item");
+    const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+    t.add_row({std::int64_t{0}, std::int64_t{0}, nan});
+    t.add_row({std::int64_t{0}, std::int64_t{1}, 1.0});
+    t.add_row({std::int64_t{0}, std::int64_t{2}, -inf});
+    t.add_row({std::int64_t{0}, std::int64_t{3}, 3.0});
+    const Table s = per_item_summary(t);
+    REQUIRE(s.row_count() == 1);
+    CHECK(s.rows()[0] == std::vector<Cell>{std::int64_t{0}, std::int64_t{4}, 1.0, 2.0, 3.0});
+}
+
+TEST_CASE("array rows without a types block get each column's type from its cells") {
+    const Json j = Json::parse(R"({"name": "t", "columns": ["label", "n", "x"], "rows": [[null, 2, 0.5], ["a", 3, 1.5]]})");
+    const Table t = table_from_json(j, "e.json");
+    CHECK(t.columns()[0].type == ColumnType::text);
+    CHECK(t.columns()[1].type == ColumnType::integer);
+    CHECK(t.columns()[2].type == ColumnType::real);
+    CHECK(t.rows()[1] == std::vector<Cell>{std::string("a"), std::int64_t{3}, 1.5});
 }

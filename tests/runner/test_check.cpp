@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "runner/check.h"
 #include "runner/config.h"
+#include "runner/execute.h"
 #include "support.h"
 
 using namespace ffn::runner;
@@ -91,6 +92,22 @@ TEST_CASE("a per-item table is checked by its summary, and a difference there sa
     CHECK(all.find("table 'features_summary' is table 'features' summed up per group (an expected table keeps no per-item rows); "
                    "`ffn-lab sweep " + root.config + " --out DIR` writes its rows") != std::string::npos);
     CHECK(all.find("column 'norm_max'") != std::string::npos);
+}
+
+TEST_CASE("an expected table written before summaries, its per-item rows whole and in object rows, still checks") {
+    // A study folder's file of an earlier version: check sums its raw
+    // features table up the same way, so it passes without --update.
+    ScratchRoot root("tms_pentagon", "toy_superposition");
+    const Plan plan = make_plan(load_config(root.config), root.config, {}, ffn::experiments::all_kinds());
+    const SweepResult result = execute(plan, {1, {}, {}});
+    const auto old = ffn::report::results_document(plan.kind->name, result.tables, Json{{"config", plan.config}});
+    const auto features = std::find_if(old["tables"].begin(), old["tables"].end(), [](const Json& t) { return t["name"] == "features"; });
+    REQUIRE(features != old["tables"].end());
+    REQUIRE((*features)["rows"][0].is_object());
+    ffn::io::write_file_atomically(root.expected, old.dump(2) + "\n");
+    const auto outcome = root.check();
+    INFO((outcome.details.empty() ? "" : outcome.details[0]));
+    CHECK(outcome.status == CheckStatus::ok);
 }
 
 TEST_CASE("the expected tables are small enough for a repository to carry: none over 1 MB, all under 5 MB") {

@@ -1,10 +1,10 @@
 #pragma once
 // The smooth activations and their derivatives, and the loops that apply
 // them to arrays. Included by kernels/ref/activation_ref.cpp (built for any
-// x86-64) and kernels/avx2/activation_avx2.cpp (the same lines built with
-// -mavx2): the loops
-// vectorise, and every lane computes what the scalar formula computes, so
-// the two builds give the same bits. Each formula runs in T (float or
+// x86-64), kernels/avx2/activation_avx2.cpp and kernels/avx512/
+// activation_avx512.cpp (the same lines built with -mavx2, -mavx512f): the
+// loops vectorise, and every lane computes what the scalar formula
+// computes, so the three builds give the same bits. Each formula runs in T (float or
 // double) with ffn::math's kernels (no C library): float32 activations
 // are float arithmetic, 8 to an AVX2 register, as in every framework.
 //
