@@ -32,8 +32,8 @@ report::Table affine_fit() {
     pair.layers[1].weight = nn::Matrix<T>{{T(1), T(1)}};
     pair.layers[1].bias = nn::Vector<T>{T(0)};
     report::Table t("affine_fit");
-    t.add_column("points", ColumnType::text)
-        .add_column("slope", ColumnType::real, 9)
+    t.add_column("points", ColumnType::text).add_key("points");
+    t.add_column("slope", ColumnType::real, 9)
         .add_column("intercept", ColumnType::real, 9)
         .add_column("max_abs_residual", ColumnType::real, 9)
         .add_column("rmse", ColumnType::real, 9)

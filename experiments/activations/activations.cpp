@@ -129,6 +129,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
 
     report::Table values("values");
     values.add_column("activation", ColumnType::text).add_column("z", ColumnType::real, 9).add_column("value", ColumnType::real, 9);
+    values.add_key("activation");
+    values.add_key("z");
     for (const Activation a : all)
         for (std::size_t i = 0; i < points; ++i) {
             const double z = lo + static_cast<double>(i) * step;
@@ -136,8 +138,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
         }
 
     report::Table shape("shape");
-    shape.add_column("activation", ColumnType::text)
-        .add_column("least_value", ColumnType::real, 9)
+    shape.add_column("activation", ColumnType::text).add_key("activation");
+    shape.add_column("least_value", ColumnType::real, 9)
         .add_column("at_z", ColumnType::real, 9)
         .add_column("least", ColumnType::text)
         .add_column("limit_minus_inf", ColumnType::text)

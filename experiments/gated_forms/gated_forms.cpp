@@ -115,6 +115,7 @@ report::Table symmetry_columns(const std::string& name) {
         .add_column("unchanged", ColumnType::boolean)
         .add_column("unchanged_in_theory", ColumnType::boolean)
         .add_column("agrees", ColumnType::boolean);
+    for (const char* key : {"form", "activation", "transformation"}) t.add_key(key);
     return t;
 }
 
@@ -171,8 +172,8 @@ report::Table absorption(const runner::Run& run, const nn::Matrix<T>& X, Rng& rn
     const Activation act = nn::parse_activation(run.string("activation"));
     const double w = 1 / std::sqrt(static_cast<double>(d));
     report::Table t("absorption");
-    t.add_column("identity", ColumnType::text)
-        .add_column("activation", ColumnType::text)
+    t.add_column("identity", ColumnType::text).add_key("identity");
+    t.add_column("activation", ColumnType::text)
         .add_column("max_abs", ColumnType::real, 3)
         .add_column("relative", ColumnType::real, 3)
         .add_column("agrees", ColumnType::boolean);
@@ -261,6 +262,7 @@ report::Table storage(std::int64_t R) {
     };
     report::Table t("storage");
     t.add_column("form", ColumnType::text).add_column("d", ColumnType::integer).add_column("d_ff", ColumnType::integer);
+    t.add_key("form");
     t.add_column("parameters", ColumnType::integer).add_column("how", ColumnType::text);
     auto row = [&](const std::string& form, std::int64_t n, const char* how) { t.add_row({form, d, dff, n, std::string(how)}); };
     row("MLP, W1 and W2", count(nn::MLP<float>({d, dff, d}, Activation::relu, false)), "instantiated");

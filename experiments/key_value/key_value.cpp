@@ -48,6 +48,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("relative", ColumnType::real, 3)
         .add_column("max_abs_b_out", ColumnType::real, 3)
         .add_column("agrees", ColumnType::boolean);
+    t.add_key("case");
     auto add = [&](const std::string& name, const nn::Matrix<T>& F, const nn::Matrix<T>& sum) {
         const double diff = nn::max_abs_difference(F, sum), rel = diff / std::max(nn::max_abs(F), 1e-300);
         double bias = 0;

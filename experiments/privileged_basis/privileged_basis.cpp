@@ -106,6 +106,7 @@ report::Table by_hand() {
     const auto rx = multiply(R, x), relu_rx = relu(rx), relu_x = relu(x), r_relu_x = multiply(R, relu_x);
     report::Table t("by_hand");
     t.add_column("step", ColumnType::text).add_column("v_1", ColumnType::real).add_column("v_2", ColumnType::real);
+    t.add_key("step");
     auto row = [&](const char* step, T a, T b) { t.add_row({std::string(step), static_cast<double>(a), static_cast<double>(b)}); };
     row("x", x[0], x[1]);
     row("R x", rx[0], rx[1]);
@@ -126,6 +127,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("inputs", ColumnType::integer)
         .add_column("max_abs_difference", ColumnType::real, 3)
         .add_column("exactly_zero", ColumnType::boolean);
+    commutes.add_key("kind");
     report::Table reparam("mlp");
     reparam.add_column("kind", ColumnType::text)
         .add_column("d", ColumnType::integer)
@@ -135,6 +137,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
         .add_column("max_abs_change", ColumnType::real, 3)
         .add_column("relative_change", ColumnType::real, 3)
         .add_column("unchanged_to_rounding", ColumnType::boolean);
+    reparam.add_key("kind");
     const nn::Matrix<T> before = ffn.mlp.forward_with_hook(ffn.inputs);
     for (const std::string& kind : kKinds) {
         // One stream per kind and size: adding a kind keeps the others' draws.

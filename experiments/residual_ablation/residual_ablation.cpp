@@ -62,6 +62,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
 
     report::Table fwd("forward");
     fwd.add_column("quantity", ColumnType::text).add_column("value", ColumnType::text);
+    fwd.add_key("quantity");
     fwd.add_row({std::string("x"), report::vector_text(nn::row_of(X))});
     if (norm != "none") fwd.add_row({"u = " + norm + "(x)", report::vector_text(nn::row_of(U))});
     fwd.add_row({std::string("z"), report::vector_text(nn::row_of(nn::apply(mlp.layers[0], U)))});
@@ -91,8 +92,8 @@ std::vector<report::Table> compute(const runner::Run& run) {
     writes.add_row({std::string("b_out"), report::Cell{}, report::vector_text(mlp.layers[1].bias)});
 
     report::Table readout("readout");
-    readout.add_column("unit", ColumnType::integer)
-        .add_column("h_j", ColumnType::real)
+    readout.add_column("unit", ColumnType::integer).add_key("unit");
+    readout.add_column("h_j", ColumnType::real)
         .add_column("q.c_j", ColumnType::real)
         .add_column("predicted_change", ColumnType::real)
         .add_column("recomputed_change", ColumnType::real)

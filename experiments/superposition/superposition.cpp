@@ -80,7 +80,7 @@ bool exact(const Vec3& estimate, const Vec3& a) {
 
 report::Table readout_table() {
     report::Table t("readout");
-    t.add_column("case", ColumnType::text);
+    t.add_column("case", ColumnType::text).add_key("case");
     for (const char* c : {"a_A", "a_B", "a_C", "r_1", "r_2", "dtr_A", "dtr_B", "dtr_C", "relu_A", "relu_B", "relu_C"})
         t.add_column(c, ColumnType::real);
     t.add_column("relu_exact", ColumnType::boolean);
@@ -107,6 +107,7 @@ report::Table orthogonal_table() {
     report::Table t("orthogonal");
     for (const char* c : {"a", "b", "r_1", "r_2", "a_read", "b_read", "max_error"}) t.add_column(c, ColumnType::real);
     t.add_column("exact", ColumnType::boolean);
+    t.add_key("a");  // the four cases differ in a
     for (const auto& [a, b] : std::vector<std::pair<double, double>>{{1, 0}, {0, 1}, {2, -3}, {0.5, 0.25}}) {
         const Vec2 r{a * p[0] + b * q[0], a * p[1] + b * q[1]};
         const double a_read = p[0] * r[0] + p[1] * r[1], b_read = q[0] * r[0] + q[1] * r[1];
@@ -125,8 +126,8 @@ double exact_probability(double p) {
 report::Table sparsity_table(const runner::Run& run) {
     const auto samples = run.integer("samples");
     report::Table t("sparsity");
-    t.add_column("p", ColumnType::real)
-        .add_column("samples", ColumnType::integer)
+    t.add_column("p", ColumnType::real).add_key("p");
+    t.add_column("samples", ColumnType::integer)
         .add_column("exact_probability", ColumnType::real)
         .add_column("mc_probability", ColumnType::real)
         .add_column("mc_standard_error", ColumnType::real, 3)
@@ -178,8 +179,8 @@ report::Table sparsity_table(const runner::Run& run) {
 // sqrt((n - d) / (d (n - 1))). The triangle of three in two has 1/2.
 report::Table overlap_table(const runner::Run& run) {
     report::Table t("overlap");
-    t.add_column("d", ColumnType::integer)
-        .add_column("directions", ColumnType::integer)
+    t.add_column("d", ColumnType::integer).add_key("d");
+    t.add_column("directions", ColumnType::integer)
         .add_column("median_abs_cos", ColumnType::real, 4)
         .add_column("max_abs_cos", ColumnType::real, 4)
         .add_column("welch_bound", ColumnType::real, 4);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "experiments/registry.h"
 #include "io/atomic_file.h"
@@ -108,6 +109,30 @@ TEST_CASE("an expected table written before summaries, its per-item rows whole a
     const auto outcome = root.check();
     INFO((outcome.details.empty() ? "" : outcome.details[0]));
     CHECK(outcome.status == CheckStatus::ok);
+}
+
+TEST_CASE("every table of every bundled expected file names each row once by its keys, so diff and check name rows by them") {
+    // A table whose keys repeat (abs_construction's affine_fit was keyed by
+    // dtype alone, four rows for two values) is matched and named by
+    // position instead; one row is no table to key.
+    std::size_t tables = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(ffn::test::source_path("experiments"))) {
+        if (!entry.is_regular_file() || entry.path().parent_path().filename() != "expected") continue;
+        for (const auto& t : ffn::report::read_tables(entry.path().string())) {
+            CAPTURE(entry.path().string());
+            CAPTURE(t.name());
+            ++tables;
+            if (t.row_count() < 2) continue;
+            REQUIRE_FALSE(t.keys().empty());
+            std::set<std::string> names;
+            for (std::size_t r = 0; r < t.row_count(); ++r) {
+                std::string name;
+                for (const auto& k : t.keys()) name += ffn::report::format_cell(t.at(r, k), 0) + "\x1f";
+                CHECK(names.insert(name).second);
+            }
+        }
+    }
+    CHECK(tables > 50);
 }
 
 TEST_CASE("the expected tables are small enough for a repository to carry: none over 1 MB, all under 5 MB") {
