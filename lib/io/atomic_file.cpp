@@ -239,9 +239,19 @@ FolderLock::FolderLock(const std::string& path, const std::string& note,
         char head[32] = {};
         const ssize_t got = ::pread(fd_, head, sizeof head - 1, 0);
         const std::string start(head, got > 0 ? static_cast<std::size_t>(got) : 0);
+        // A note is "PID text"; one being written (truncated, then written
+        // while we read) may show as digits alone or as zero bytes.
         const auto digits = start.find_first_not_of("0123456789");
-        const bool note_like = start.empty() || (digits != std::string::npos && digits > 0 && start[digits] == ' ');
-        if (::fstat(fd_, &held) != 0 || !S_ISREG(held.st_mode) || held.st_nlink != 1 || !note_like) {
+        const bool note_like = start.empty() || digits == std::string::npos || start[digits] == '\0' ||
+                               (digits > 0 && start[digits] == ' ');
+        const bool stat_ok = ::fstat(fd_, &held) == 0;
+        if (stat_ok && S_ISREG(held.st_mode) && held.st_nlink == 0) {
+            // The holder removed it as it let go, between our open and now:
+            // open the name again.
+            ::close(fd_);
+            continue;
+        }
+        if (!stat_ok || !S_ISREG(held.st_mode) || held.st_nlink != 1 || !note_like) {
             ::close(fd_);
             fd_ = -1;
             throw Error(path + ": " + file_ + " is not a lock file ffn-lab wrote; remove it, or name another folder");
