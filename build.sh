@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="cmake g++ make git pkg-config dpkg-dev file libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
+PACKAGES="cmake ninja-build g++ make git pkg-config dpkg-dev file libcli11-dev nlohmann-json3-dev libfmt-dev libxtensor-dev \
 libxtensor-blas-dev libblas-dev liblapack-dev doctest-dev libmuparser-dev libssl-dev libcpp-httplib-dev gnuplot-nox clang libclang-rt-dev"
 # For the tests only: a single-node Slurm cluster (tests/cli/slurm.sh), and
 # a browser with its driver for the serve page (tests/serve/browser_test.py;
@@ -100,7 +100,14 @@ kernel_families() {
 build() {
     dir=$1
     shift
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+    # Ninja, not make: make compiles a target's files only once the
+    # libraries it links are built, which left a core idle at each of them
+    # (the sanitizer build took 7:17 with make, 6:08 with Ninja, here). A
+    # folder configured for make before is configured afresh.
+    if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
+        rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+    fi
+    cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
     cmake --build "$dir" -j "$JOBS"
 }
 
