@@ -253,14 +253,13 @@ struct SeedResults {
     std::size_t diverged = 0;
 };
 
-SeedResults collect(const std::vector<std::vector<report::Table>>& per_run, std::span<const std::size_t> runs) {
+SeedResults collect(const runner::Aggregation& a, std::span<const std::size_t> runs) {
     SeedResults out;
     for (std::size_t i : runs) {
-        const report::Table& r = per_run[i].front();
-        if (const auto x = report::as_number(r.at(0, "rmse"))) out.rmse.push_back(*x);
+        if (const auto x = report::as_number(a.run_cell(i, "rmse"))) out.rmse.push_back(*x);
         else ++out.diverged;
-        if (const auto k = report::as_number(r.at(0, "kinks"))) out.kinks.push_back(*k);
-        if (const auto g = report::as_number(r.at(0, "kinks_grid"))) out.grid.push_back(*g);
+        if (const auto k = report::as_number(a.run_cell(i, "kinks"))) out.kinks.push_back(*k);
+        if (const auto g = report::as_number(a.run_cell(i, "kinks_grid"))) out.grid.push_back(*g);
     }
     return out;
 }
@@ -350,7 +349,7 @@ std::vector<WidthRow> width_rows(const runner::Aggregation& a) {
         w.seeds = group.size();
         const runner::Run& first = plan.runs[w.first];
         w.m = first.integer("model.width");
-        w.all = collect(a.per_run, group);
+        w.all = collect(a, group);
         w.printed = printed_for(first, w.m);
         w.doc_protocol = plan.follows_protocol(first, {"seeds"});
         w.judged = plan.follows_protocol(first);
@@ -367,7 +366,7 @@ std::vector<WidthRow> width_rows(const runner::Aggregation& a) {
         return best;
     };
     const auto block_of = [&](std::size_t r, std::size_t b) {
-        return collect(a.per_run, std::span(groups[r]).subspan(b * kBlock, kBlock));
+        return collect(a, std::span(groups[r]).subspan(b * kBlock, kBlock));
     };
     for (std::size_t r = 0; r < rows.size(); ++r) {
         WidthRow& w = rows[r];
@@ -548,7 +547,6 @@ report::Table promise_table(const runner::Aggregation& a, const std::vector<Widt
 
 std::vector<report::Table> aggregate_width(runner::Aggregation& a) {
     const runner::Plan& plan = a.plan;
-    const auto& per_run = a.per_run;
     const std::vector<WidthRow> rows = width_rows(a);
     std::vector<report::Table> out = {width_table(a, rows)};
     if (!plan.runs.front().raw("document").empty()) out.push_back(promise_table(a, rows));
@@ -562,9 +560,10 @@ std::vector<report::Table> aggregate_width(runner::Aggregation& a) {
     curves.add_column("step", ColumnType::integer).add_column("loss", ColumnType::real, 6);
     curves.add_key("seed");
     curves.add_key("step");
-    for (std::size_t i = 0; i < per_run.size(); ++i) {
-        if (per_run[i].size() < 2) continue;  // a loaded net trains no steps
-        const report::Table& c = per_run[i][1];
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        const report::Table* logged = a.run_table(i, "curve");
+        if (!logged) continue;  // a loaded net trains no steps
+        const report::Table& c = *logged;
         for (std::size_t r = 0; r < c.row_count(); ++r) {
             auto cells = a.swept_cells(i);
             cells.insert(cells.end(), {static_cast<std::int64_t>(plan.runs[i].seed), plan.runs[i].id_hex(), c.at(r, "step"), c.at(r, "loss")});
@@ -767,6 +766,7 @@ runner::ExperimentKind make() {
             .run_batch = run_width_batch,
             .batch_runs = train::kNarrowMaxLanes,  // one block of the widest narrow kernel
             .aggregate = aggregate_width,
+            .one_row_runs = true,
             .saves_weights = true,
             .plot = plot_width_sweep,
             .validate_plot_choice =

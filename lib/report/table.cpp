@@ -32,7 +32,29 @@ Table& Table::add_column(Column column) {
     return *this;
 }
 
+void Table::set_row_source(std::size_t count, RowSource row) {
+    rows_.clear();
+    source_ = std::move(row);
+    source_rows_ = count;
+}
+
+void Table::make_rows() const {
+    if (!source_) return;
+    rows_.reserve(source_rows_);
+    for (std::size_t i = 0; i < source_rows_; ++i) rows_.push_back(source_(i));
+    source_ = nullptr;
+}
+
+void Table::for_each_row(const std::function<void(const std::vector<Cell>&)>& f) const {
+    if (!source_) {
+        for (const auto& row : rows_) f(row);
+        return;
+    }
+    for (std::size_t i = 0; i < source_rows_; ++i) f(source_(i));
+}
+
 void Table::insert_column(std::size_t position, Column column) {
+    make_rows();
     if (find_column(column.name))
         throw std::logic_error("table '" + name_ + "': duplicate column '" + column.name + "'");
     auto& columns = own_columns();
@@ -70,6 +92,7 @@ Cell Table::checked(const Column& column, Cell value) const {
 }
 
 void Table::add_row(std::vector<Cell> cells) {
+    make_rows();
     if (cells.size() != columns_->size())
         throw std::logic_error("table '" + name_ + "': row has " + std::to_string(cells.size()) +
                                " cells, table has " + std::to_string(columns_->size()) + " columns");
@@ -78,6 +101,7 @@ void Table::add_row(std::vector<Cell> cells) {
 }
 
 void Table::set(std::size_t row, std::size_t column, Cell value) {
+    make_rows();
     rows_.at(row).at(column) = checked(columns_->at(column), std::move(value));
 }
 
@@ -135,7 +159,7 @@ std::optional<std::size_t> Table::find_column(const std::string& name) const {
 const Cell& Table::at(std::size_t row, const std::string& column) const {
     auto c = find_column(column);
     if (!c) throw std::logic_error("table '" + name_ + "': no column '" + column + "'");
-    return rows_.at(row).at(*c);
+    return rows().at(row).at(*c);
 }
 
 std::string to_string(ColumnType t) {

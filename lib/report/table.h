@@ -3,6 +3,7 @@
 // has typed, named columns, each with a display precision; cells may be null
 // (a value that does not exist, e.g. a diverged run; a status column says why).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,8 +38,21 @@ public:
 
     const std::string& name() const { return name_; }
     const std::vector<Column>& columns() const { return *columns_; }
-    const std::vector<std::vector<Cell>>& rows() const { return rows_; }
-    std::size_t row_count() const { return rows_.size(); }
+    const std::vector<std::vector<Cell>>& rows() const {
+        make_rows();
+        return rows_;
+    }
+    std::size_t row_count() const { return source_ ? source_rows_ : rows_.size(); }
+
+    // A table may make its rows when they are read rather than hold them
+    // (a sweep's runs table, from the runner's compact store of a million
+    // runs): `count` rows, row(i) making the i-th, in column order and
+    // types. Writers take them one at a time (for_each_row); rows(), at()
+    // and every change make them all, once, and hold them from then on.
+    using RowSource = std::function<std::vector<Cell>(std::size_t)>;
+    void set_row_source(std::size_t count, RowSource row);
+    // f(row) for each row in order, without holding a made row past its call.
+    void for_each_row(const std::function<void(const std::vector<Cell>&)>& f) const;
 
     Table& add_column(std::string name, ColumnType type, int precision = 6, bool is_volatile = false);
     Table& add_column(Column column);
@@ -49,7 +63,10 @@ public:
     void add_row(std::vector<Cell> cells);
     void set(std::size_t row, std::size_t column, Cell value);
     // Moves the rows out, leaving none.
-    std::vector<std::vector<Cell>> take_rows() { return std::exchange(rows_, {}); }
+    std::vector<std::vector<Cell>> take_rows() {
+        make_rows();
+        return std::exchange(rows_, {});
+    }
 
     // The terminal view's default columns, the few a reader needs, in the
     // order it shows them, each with its label ("" keeps the name); empty:
@@ -91,9 +108,15 @@ private:
     // per-run tables of one kind hold one list between them.
     std::vector<Column>& own_columns();
 
+    void make_rows() const;  // the source's rows into rows_, once
+
     std::string name_;
     std::shared_ptr<std::vector<Column>> columns_ = std::make_shared<std::vector<Column>>();
-    std::vector<std::vector<Cell>> rows_;
+    // Mutable for make_rows: a table with a source is not read from two
+    // threads at once.
+    mutable std::vector<std::vector<Cell>> rows_;
+    mutable RowSource source_;
+    std::size_t source_rows_ = 0;
     std::vector<std::string> summary_;  // names, so that inserted columns move nothing
     std::vector<std::string> keys_;
     bool long_form_ = false;

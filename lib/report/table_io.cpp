@@ -135,8 +135,12 @@ void write_markdown(const Table& t, const io::Emit& emit) {
     const auto cell = [&](const std::vector<Cell>& row, std::size_t i) { return escape_markdown(format_cell(row[i], cols[i].precision)); };
     std::vector<std::size_t> width(cols.size(), 3);  // "---"
     for (std::size_t i = 0; i < cols.size(); ++i) width[i] = std::max(width[i], display_width(escape_markdown(cols[i].name)));
-    for (const auto& row : t.rows())
+    // Two passes over the rows (the widths, then the lines), each taking
+    // them one at a time: a table whose rows are made when read is never
+    // held whole.
+    t.for_each_row([&](const std::vector<Cell>& row) {
         for (std::size_t i = 0; i < cols.size(); ++i) width[i] = std::max(width[i], display_width(cell(row, i)));
+    });
     const auto right = [&](std::size_t i) { return is_numeric(cols[i].type); };
     std::string line;
     const auto add_padded = [&](const std::string& text, std::size_t i, bool align_right) {
@@ -152,12 +156,12 @@ void write_markdown(const Table& t, const io::Emit& emit) {
         line += " " + (right(i) ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
     line += "\n";
     emit(line);
-    for (const auto& row : t.rows()) {
+    t.for_each_row([&](const std::vector<Cell>& row) {
         line = "|";
         for (std::size_t i = 0; i < cols.size(); ++i) add_padded(cell(row, i), i, right(i));
         line += "\n";
         emit(line);
-    }
+    });
 }
 
 void write_csv(const Table& t, const io::Emit& emit) {
@@ -165,12 +169,12 @@ void write_csv(const Table& t, const io::Emit& emit) {
     for (std::size_t i = 0; i < t.columns().size(); ++i) line += (i ? "," : "") + escape_csv(t.columns()[i].name);
     line += "\n";
     emit(line);
-    for (const auto& row : t.rows()) {
+    t.for_each_row([&](const std::vector<Cell>& row) {
         line.clear();
         for (std::size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + escape_csv(format_cell(row[i], 0));
         line += "\n";
         emit(line);
-    }
+    });
 }
 
 namespace {
@@ -239,11 +243,12 @@ void splice_rows(const std::string& text, const std::vector<const Table*>& table
         const std::size_t at = text.find(empty_rows, searched);
         if (at == std::string::npos) break;
         searched = at + empty_rows.size();
-        if (t.rows().empty()) continue;
+        if (t.row_count() == 0) continue;
         emit(std::string_view(text).substr(done, at + empty_rows.size() - 1 - done));
-        for (std::size_t r = 0; r < t.rows().size(); ++r) {
-            const std::string row = row_text(t, t.rows()[r]);
-            piece = r ? ",\n" : "\n";
+        std::size_t r = 0;
+        t.for_each_row([&](const std::vector<Cell>& cells) {
+            const std::string row = row_text(t, cells);
+            piece = r++ ? ",\n" : "\n";
             for (std::size_t from = 0; from <= row.size();) {
                 const std::size_t end = std::min(row.find('\n', from), row.size());
                 piece += row_indent;
@@ -252,7 +257,7 @@ void splice_rows(const std::string& text, const std::vector<const Table*>& table
                 from = end + 1;
             }
             emit(piece);
-        }
+        });
         emit("\n      ]");
         done = at + empty_rows.size();
     }

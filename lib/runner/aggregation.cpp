@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 #include "core/stats.h"
 #include "report/table_io.h"
 #include "runner/experiment.h"
+#include "runner/run_rows.h"
 
 namespace ffn::runner {
 
@@ -38,7 +40,24 @@ report::Table Aggregation::concatenated(const std::string& name) {
     throw Error("no run returned a table named '" + name + "'");
 }
 
+report::Cell Aggregation::run_cell(std::size_t run, const std::string& column) const {
+    if (run_rows) {
+        const auto c = run_rows->header().find_column(column);
+        if (!c) throw std::logic_error("table '" + run_rows->header().name() + "': no column '" + column + "'");
+        return run_rows->cell(run, *c);
+    }
+    if (per_run.at(run).empty() || per_run[run].front().row_count() == 0) return {};
+    return per_run[run].front().at(0, column);
+}
+
+const report::Table* Aggregation::run_table(std::size_t run, const std::string& name) const {
+    for (const report::Table& t : per_run.at(run))
+        if (t.name() == name) return &t;
+    return nullptr;
+}
+
 std::vector<report::Table> Aggregation::concatenate_runs() {
+    if (run_rows) throw std::logic_error("kind '" + plan.kind->name + "': one_row_runs needs an aggregate of its own");
     std::vector<report::Table> out;
     for (std::size_t r = 0; r < per_run.size(); ++r) {
         const auto swept = plan.runs[r].swept();
@@ -169,8 +188,7 @@ report::Table Aggregation::summarize_seeds(const SeedStatistics& spec) const {
         for (const auto& c : spec.columns) {
             std::vector<double> values;
             for (const std::size_t i : group)
-                if (!per_run[i].empty() && per_run[i].front().row_count() > 0)
-                    if (const auto x = report::as_number(per_run[i].front().at(0, c.column))) values.push_back(*x);
+                if (const auto x = report::as_number(run_cell(i, c.column))) values.push_back(*x);
             for (const Statistic s : c.statistics) cells.push_back(statistic(s, values));
         }
         t.add_row(std::move(cells));
@@ -188,7 +206,7 @@ report::Table empty_runs_table(const Aggregation& a) {
     runs.add_column("seed", report::ColumnType::integer);
     runs.add_key("seed");
     runs.add_column("run_id", report::ColumnType::text);
-    for (auto c : a.per_run.front().front().columns()) {
+    for (auto c : a.run_rows ? a.run_rows->header().columns() : a.per_run.front().front().columns()) {
         // A run's own column named like a swept key (a kind's "steps" when
         // steps are swept) keeps both: the run's gets a suffix.
         if (runs.find_column(c.name)) c.name += "_run";
@@ -200,6 +218,10 @@ report::Table empty_runs_table(const Aggregation& a) {
 
 report::Table Aggregation::per_run_rows() const {
     report::Table runs = empty_runs_table(*this);
+    if (run_rows) {
+        RunRows::fill_runs_table(runs, run_rows);
+        return runs;
+    }
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         auto cells = swept_cells(i);
         cells.push_back(static_cast<std::int64_t>(plan.runs[i].seed));
@@ -212,6 +234,7 @@ report::Table Aggregation::per_run_rows() const {
 }
 
 report::Table Aggregation::take_per_run_rows() {
+    if (run_rows) return per_run_rows();
     report::Table runs = empty_runs_table(*this);
     for (std::size_t i = 0; i < per_run.size(); ++i) {
         auto cells = swept_cells(i);

@@ -4,6 +4,7 @@
 // their runs and groups alike (the swept values leading, a run by its seed
 // and id). The runner calls the kind with it; the kind calls nothing back.
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 namespace ffn::runner {
 
 struct SeedStatistics;
+class RunRows;
 
 // A swept value as a cell of its column: a real where the key is swept
 // over reals, even for a value written as an integer.
@@ -21,10 +23,20 @@ report::Cell swept_cell(const Plan& plan, const std::string& key, const Json& va
 
 class Aggregation {
 public:
-    Aggregation(const Plan& plan, std::vector<std::vector<report::Table>>& per_run) : plan(plan), per_run(per_run) {}
+    Aggregation(const Plan& plan, std::vector<std::vector<report::Table>>& per_run, std::shared_ptr<const RunRows> run_rows = nullptr)
+        : plan(plan), per_run(per_run), run_rows(std::move(run_rows)) {}
 
     const Plan& plan;
-    std::vector<std::vector<report::Table>>& per_run;  // per_run[i] belongs to plan.runs[i]
+    // per_run[i] belongs to plan.runs[i]; for a kind of one_row_runs, it
+    // holds the tables after the first, whose rows are in run_rows.
+    std::vector<std::vector<report::Table>>& per_run;
+    const std::shared_ptr<const RunRows> run_rows;
+
+    // The cell `column` of run `run`'s first table's first row (null when
+    // the run gave no row), from per_run or run_rows alike.
+    report::Cell run_cell(std::size_t run, const std::string& column) const;
+    // Run `run`'s table named `name` among those per_run holds, or null.
+    const report::Table* run_table(std::size_t run, const std::string& name) const;
 
     // The runs of each point of the grid (its seeds), in grid order.
     std::vector<std::vector<std::size_t>> seed_groups() const;
@@ -55,7 +67,8 @@ public:
     // The same table, made by moving each run's first row out of per_run
     // (a sweep of a million runs holds its rows once, not twice): for a
     // kind's last read of those rows. The runs' first tables are left with
-    // no rows.
+    // no rows. For a kind of one_row_runs, a table whose rows are made from
+    // run_rows as they are read (written to files a row at a time).
     report::Table take_per_run_rows();
     // The default join: same-named tables concatenated, the swept values as
     // leading columns (moves the runs' tables).

@@ -61,6 +61,9 @@ struct GridPoint {
 void set_id_parts(GridPoint& point, const std::string& kind, const Schema& schema);
 std::uint64_t run_id(const GridPoint& point, std::uint64_t seed);
 
+// A run id as the tables and files show it: 16 hex digits.
+std::string run_id_hex(std::uint64_t id);
+
 // One run: a point of the grid and a seed.
 class Run {
 public:

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <fmt/format.h>
+#include <iterator>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -17,6 +19,7 @@
 #include "report/table_io.h"
 #include "runner/manifest.h"
 #include "runner/run_cache.h"
+#include "runner/run_rows.h"
 
 namespace ffn::runner {
 
@@ -51,6 +54,19 @@ namespace {
 
 using PerRun = std::vector<std::vector<report::Table>>;
 
+// A finished run's tables into per_run[i]; for a kind of one_row_runs, the
+// first into `rows` and the others (often none: no allocation kept) into
+// per_run[i].
+void keep(std::size_t i, std::vector<report::Table> tables, PerRun& per_run, RunRows* rows) {
+    if (!rows || tables.empty()) {
+        per_run[i] = std::move(tables);
+        return;
+    }
+    rows->put(i, std::move(tables.front()));
+    per_run[i].assign(std::make_move_iterator(tables.begin() + 1), std::make_move_iterator(tables.end()));
+    per_run[i].shrink_to_fit();
+}
+
 // The runs this call wants (all, or options.only) and which of them the
 // cache already holds, their tables taken into per_run. reused is true for
 // a run outside options.only too: this call neither computes nor reports it.
@@ -59,7 +75,8 @@ struct Wanted {
     std::size_t wanted = 0, found = 0;
 };
 
-Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCache& cache, ThreadPool& pool, PerRun& per_run) {
+Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCache& cache, ThreadPool& pool, PerRun& per_run,
+                   RunRows* rows) {
     std::vector<bool> wanted(plan.runs.size(), !options.only);
     if (options.only)
         for (const std::size_t i : *options.only) wanted.at(i) = true;
@@ -72,7 +89,7 @@ Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCac
             for (std::size_t i = c * kChunk; i < std::min(plan.runs.size(), (c + 1) * kChunk); ++i)
                 if (wanted[i])
                     if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
-                        per_run[i] = std::move(*tables);
+                        keep(i, std::move(*tables), per_run, rows);
                         found[i] = 1;
                     }
         });
@@ -99,7 +116,7 @@ Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCac
 // Computes the runs not reused, in work units costliest first, each stored
 // in the cache as it finishes. Returns how many could not be stored.
 std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, const RunCache& cache, ThreadPool& pool, const Wanted& w,
-                            PerRun& per_run) {
+                            PerRun& per_run, RunRows* rows) {
     std::mutex progress_mutex;
     std::vector<report::Table> prototypes;  // the first run's tables (under progress_mutex)
     std::size_t done = w.found;
@@ -129,14 +146,13 @@ std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, con
                 runs.back().artifacts = options.artifacts;
                 keys.push_back(cache.enabled() ? cache.key(plan.kind->name, plan.runs[i]) : std::string());
             }
-            if (plan.kind->run_batch) {
-                auto tables = plan.kind->run_batch(runs);
-                for (std::size_t k = 0; k < unit.size(); ++k) per_run[unit[k]] = std::move(tables[k]);
-            } else {
-                per_run[unit.front()] = plan.kind->run(runs.front());
+            std::vector<std::vector<report::Table>> tables;
+            if (plan.kind->run_batch) tables = plan.kind->run_batch(runs);
+            else tables.push_back(plan.kind->run(runs.front()));
+            for (std::size_t k = 0; k < unit.size(); ++k) {
+                if (cache.enabled() && !cache.store(keys[k], plan.kind->name, plan.runs[unit[k]], tables[k])) ++not_cached;
+                keep(unit[k], std::move(tables[k]), per_run, rows);
             }
-            for (std::size_t k = 0; k < unit.size(); ++k)
-                if (cache.enabled() && !cache.store(keys[k], plan.kind->name, plan.runs[unit[k]], per_run[unit[k]])) ++not_cached;
         } catch (const Error& e) {
             const std::string which = unit.size() == 1 ? "run " + std::to_string(unit.front() + 1)
                                                        : fmt::format("runs {}-{}", unit.front() + 1, unit.back() + 1);
@@ -160,9 +176,9 @@ std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, con
 
 // The runs' tables joined as the kind joins them, and judged against the
 // document's values where the runs follow its protocol.
-void aggregate(const Plan& plan, PerRun& per_run, SweepResult& result) {
+void aggregate(const Plan& plan, PerRun& per_run, std::shared_ptr<const RunRows> rows, SweepResult& result) {
     try {
-        Aggregation joining(plan, per_run);
+        Aggregation joining(plan, per_run, std::move(rows));
         result.tables = plan.kind->aggregate          ? plan.kind->aggregate(joining)
                         : plan.kind->seed_statistics ? std::vector{joining.summarize_seeds(*plan.kind->seed_statistics)}
                                                      : joining.concatenate_runs();
@@ -194,15 +210,16 @@ SweepResult execute(const Plan& plan, const ExecuteOptions& options) {
     ThreadPool pool(options.threads);
     counts.threads = pool.size();
     PerRun per_run(plan.runs.size());
+    const auto rows = plan.kind->one_row_runs ? std::make_shared<RunRows>(plan) : nullptr;
     const RunCache cache(options.cache, options.cache_also);
-    const Wanted w = take_cached(plan, options, cache, pool, per_run);
-    counts.not_cached = compute_missing(plan, options, cache, pool, w, per_run);
+    const Wanted w = take_cached(plan, options, cache, pool, per_run, rows.get());
+    counts.not_cached = compute_missing(plan, options, cache, pool, w, per_run, rows.get());
     counts.runs = w.wanted;
     counts.reused = w.found;
     counts.rejected = cache.rejected();
 
     SweepResult result;
-    if (!options.only) aggregate(plan, per_run, result);  // a shard's runs are in the cache; merge joins them
+    if (!options.only) aggregate(plan, per_run, rows, result);  // a shard's runs are in the cache; merge joins them
     counts.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.manifest = options.only ? run_record(plan, counts) : sweep_manifest(plan, counts, result.tables);
     return result;

@@ -91,6 +91,12 @@ struct ExperimentKind {
     // statistics below when declared, else the default, which concatenates
     // same-named tables with the swept values as leading columns.
     std::function<std::vector<report::Table>(Aggregation&)> aggregate = {};
+    // True when each run's first table is one row, in the same columns for
+    // every run (the kind's runs table): the runner keeps those rows in a
+    // compact store (runner/run_rows.h), not as Tables, and the kind's
+    // aggregate reads them through Aggregation::run_cell. Needs an
+    // aggregate of the kind's own.
+    bool one_row_runs = false;
     std::optional<SeedStatistics> seed_statistics = {};
     // True when runs write their models under run.artifacts (sweep --save-weights).
     bool saves_weights = false;

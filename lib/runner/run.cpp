@@ -77,7 +77,9 @@ std::vector<std::pair<std::string, Json>> Run::swept() const {
     return out;
 }
 
-std::string Run::id_hex() const { return fmt::format("{:016x}", id); }
+std::string run_id_hex(std::uint64_t id) { return fmt::format("{:016x}", id); }
+
+std::string Run::id_hex() const { return run_id_hex(id); }
 
 std::string Run::label() const {
     std::string out;
