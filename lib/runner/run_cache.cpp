@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -277,7 +278,7 @@ void RunCache::index_segment(const std::string& path) const {
             // else (a torn or foreign line) is skipped.
             if (line.size() > 2 && line[0] == 'E' && line[1] == ' ' && line.size() < kMaxLine) {
                 if (const auto k = parse_key(line.substr(2, 16)); k && line.size() > 19 && line[18] == ' ')
-                    entries_.try_emplace(*k, Location{number, static_cast<std::uint32_t>(line.size()), line_start});
+                    entries_.push_back({*k, Location{number, static_cast<std::uint32_t>(line.size()), line_start}});
             } else if (line.size() > 20 && line[0] == 'S' && line[1] == ' ' && line[18] == ' ') {
                 const std::string id = line.substr(2, 16), text = line.substr(19);
                 if (schema_id(text) == id) segment.schemas.emplace(id, text);
@@ -302,7 +303,17 @@ void RunCache::index() const {
             std::sort(found.begin(), found.end());  // the same index whatever order the directory lists
             for (const auto& path : found) index_segment(path);
         }
+        // Stable, so that of entries under one key the first found stays.
+        std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+        entries_.erase(std::unique(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.key == b.key; }),
+                       entries_.end());
+        entries_.shrink_to_fit();
     });
+}
+
+const RunCache::Location* RunCache::find(std::uint64_t key) const {
+    const auto at = std::lower_bound(entries_.begin(), entries_.end(), key, [](const Entry& e, std::uint64_t k) { return e.key < k; });
+    return at != entries_.end() && at->key == key ? &at->at : nullptr;
 }
 
 std::size_t RunCache::entries() const {
@@ -349,15 +360,15 @@ std::optional<std::vector<report::Table>> RunCache::load(const std::string& kind
     if (!enabled()) return std::nullopt;
     index();
     const auto k = parse_key(key(kind, run));
-    const auto found = entries_.find(*k);
-    if (found == entries_.end()) return std::nullopt;
-    return read_entry(found->second, kind, run);
+    const Location* found = find(*k);
+    if (!found) return std::nullopt;
+    return read_entry(*found, kind, run);
 }
 
 bool RunCache::holds(const std::string& kind, const Run& run) const {
     if (!enabled()) return false;
     index();
-    return entries_.contains(*parse_key(key(kind, run)));
+    return find(*parse_key(key(kind, run))) != nullptr;
 }
 
 bool RunCache::store(const std::string& key, const std::string& kind, const Run& run,
