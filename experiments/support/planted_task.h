@@ -6,9 +6,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -178,6 +183,83 @@ Fit score(nn::MLP<T>& mlp, const Task<T>& task, const train::FitRecord& record) 
     f.nmse = f.usable ? mse / var : 0.0;
     f.learned = f.usable && f.nmse < 1;
     return f;
+}
+
+// A task with its model trained, as the runs that share them use them.
+template <class T>
+struct Trained {
+    Task<T> task;
+    nn::MLP<T> mlp;
+    train::FitRecord record;
+    Fit fit;
+};
+
+// The runs of a seed that differ only in how they read the trained model
+// (unit_contrast's groups, group sizes, permutations...) train the same
+// model, the same bits: a process trains each once (unit_contrast's 80
+// runs trained 20 models, each four times, and the training was most of
+// its time). The key is every value make_task, make_model and
+// train_model read. A run that needs a model being trained waits for it
+// rather than training it again. The memo keeps the models made last, up
+// to 128 MB of data beyond the newest; a model dropped is trained again
+// if a later run needs it, to the same bits.
+template <class T>
+std::shared_ptr<const Trained<T>> shared_training(const runner::Run& run) {
+    const std::string key =
+        fmt::format("{} bytes, seed {}: d={} m={} features={} density={} target={} activation={} train_samples={} probe_samples={} "
+                    "lr={} steps={} batch_size={}",
+                    sizeof(T), run.seed, run.integer("d"), run.integer("m"), run.integer("features"), run.number("density"),
+                    run.string("target"), run.string("activation"), run.integer("train_samples"), run.integer("probe_samples"),
+                    run.number("lr"), run.integer("steps"), run.integer("batch_size"));
+    using Made = std::shared_future<std::shared_ptr<const Trained<T>>>;
+    struct Memo {
+        std::string key;
+        Made made;
+        std::size_t bytes;
+    };
+    static std::mutex mutex;
+    static std::vector<Memo> recent;  // the newest last
+    std::promise<std::shared_ptr<const Trained<T>>> promise;
+    Made made;
+    bool mine = false;
+    {
+        const std::lock_guard lock(mutex);
+        const auto found = std::find_if(recent.begin(), recent.end(), [&](const Memo& m) { return m.key == key; });
+        if (found != recent.end()) {
+            made = found->made;
+        } else {
+            made = promise.get_future().share();
+            mine = true;
+            const auto rows = static_cast<std::size_t>(run.integer("train_samples") + run.integer("probe_samples"));
+            recent.push_back({key, made, 2 * rows * static_cast<std::size_t>(run.integer("d")) * sizeof(T)});
+            std::size_t kept = 0;
+            for (const Memo& m : recent) kept += m.bytes;
+            for (auto it = recent.begin(); kept > (std::size_t{128} << 20) && it + 1 < recent.end();) {
+                if (it->made.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                    ++it;
+                    continue;
+                }
+                kept -= it->bytes;
+                it = recent.erase(it);
+            }
+        }
+    }
+    if (mine) {
+        try {
+            auto t = std::make_shared<Trained<T>>(Trained<T>{make_task<T>(run), make_model<T>(run), {}, {}});
+            t->record = train_model(run, t->mlp, t->task);
+            t->fit = score(t->mlp, t->task, t->record);
+            promise.set_value(std::move(t));
+        } catch (...) {
+            {
+                // Not kept: a later run trains again and meets its own error.
+                const std::lock_guard lock(mutex);
+                std::erase_if(recent, [&](const Memo& m) { return m.key == key; });
+            }
+            promise.set_exception(std::current_exception());
+        }
+    }
+    return made.get();
 }
 
 // The validate hook's part for the task: a density that plants nothing,

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <fmt/format.h>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "analysis/units.h"
@@ -192,7 +193,7 @@ std::vector<report::Table> compute(const runner::Run& run) {
     // the task's keys are not used and there is no ground truth): a
     // checkpoint's layer by its layout, or a d-m-d MLP by ffn-lab's or
     // nn.Sequential's names.
-    std::optional<planted::Task<T>> task;
+    std::shared_ptr<const planted::Task<T>> task;
     nn::MLP<T> mlp({static_cast<std::size_t>(run.integer("d")), static_cast<std::size_t>(run.integer("m")),
                     static_cast<std::size_t>(run.integer("d"))},
                    nn::parse_activation(run.string("activation")));
@@ -204,11 +205,11 @@ std::vector<report::Table> compute(const runner::Run& run) {
     } else if (!run.string("weights").empty()) {
         nn::load_weights(run.string("weights"), mlp, weight_names(run), torch_sequential_names());
     } else {
-        task = planted::make_task<T>(run);
-        mlp = planted::make_model<T>(run);
-        const train::FitRecord record = planted::train_model(run, mlp, *task);
-        fit = planted::score(mlp, *task, record);
-        status = record.status;
+        const auto trained = planted::shared_training<T>(run);
+        task = std::shared_ptr<const planted::Task<T>>(trained, &trained->task);
+        mlp = trained->mlp;
+        fit = trained->fit;
+        status = trained->record.status;
     }
     const std::size_t d = layer ? layer->spec.d : static_cast<std::size_t>(run.integer("d"));
     const std::size_t m = layer ? layer->spec.hidden : static_cast<std::size_t>(run.integer("m"));

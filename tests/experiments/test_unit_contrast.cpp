@@ -7,6 +7,7 @@
 #include <string>
 
 #include "experiments/run_config.h"
+#include "experiments/support/planted_task.h"
 #include "nn/mlp.h"
 #include "nn/weights.h"
 
@@ -136,4 +137,34 @@ TEST_CASE("unit_contrast: a feature or a unit count beyond the model is refused 
     CHECK_THROWS_WITH(run_config("unit_contrast.json", {"feature=10", "sweep.features=[10]"}),
                       doctest::Contains("key 'feature': 10 is not one of the 10 planted features (0 to 9)"));
     CHECK_THROWS_WITH(run_config("unit_contrast.json", {"top=81"}), doctest::Contains("key 'top': 81 units cannot be chosen from the 80"));
+}
+
+// The runs of a seed that differ only in how they read the model share one
+// training (planted::shared_training): the same object for them, another
+// for a run whose training differs, and the bits of a training of its own.
+TEST_CASE("unit_contrast: runs that differ only in their groups share one trained model, the bits of their own training") {
+    const auto plan_of = [](const std::string& lr) {
+        std::vector<runner::Override> sets;
+        for (const std::string& s : std::vector<std::string>{"sweep.features=[10]", "sweep.groups=[\"feature\", \"random\"]", "sweep.group_samples=[16]",
+                                    "seeds=[5]", "steps=40", "train_samples=512", "probe_samples=256", "lr=" + lr})
+            sets.push_back(runner::parse_override(s));
+        const auto path = test::source_path("configs/unit_contrast.json");
+        return runner::make_plan(runner::load_config(path), path, sets, experiments::all_kinds());
+    };
+    const runner::Plan plan = plan_of("0.003"), other = plan_of("0.002");
+    REQUIRE(plan.runs.size() == 2);
+    const auto a = experiments::planted::shared_training<float>(plan.runs[0]);
+    const auto b = experiments::planted::shared_training<float>(plan.runs[1]);
+    const auto c = experiments::planted::shared_training<float>(other.runs[0]);
+    CHECK(a.get() == b.get());
+    CHECK(a.get() != c.get());
+    const auto task = experiments::planted::make_task<float>(plan.runs[1]);
+    auto mlp = experiments::planted::make_model<float>(plan.runs[1]);
+    const auto record = experiments::planted::train_model(plan.runs[1], mlp, task);
+    CHECK(record.status == a->record.status);
+    for (std::size_t l = 0; l < mlp.layers.size(); ++l) {
+        CHECK(mlp.layers[l].weight == a->mlp.layers[l].weight);
+        CHECK(mlp.layers[l].bias == a->mlp.layers[l].bias);
+    }
+    CHECK(a->task.x_probe == task.x_probe);
 }
