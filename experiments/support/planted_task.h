@@ -201,8 +201,9 @@ struct Trained {
 // its time). The key is every value make_task, make_model and
 // train_model read. A run that needs a model being trained waits for it
 // rather than training it again. The memo keeps the models made last, up
-// to 128 MB of data beyond the newest; a model dropped is trained again
-// if a later run needs it, to the same bits.
+// to 128 MB of their data and weights beyond the newest (for each dtype);
+// a model dropped is trained again if a later run needs it, to the same
+// bits.
 template <class T>
 std::shared_ptr<const Trained<T>> shared_training(const runner::Run& run) {
     const std::string key =
@@ -230,8 +231,10 @@ std::shared_ptr<const Trained<T>> shared_training(const runner::Run& run) {
         } else {
             made = promise.get_future().share();
             mine = true;
+            // The data, and the weights with their gradients' room.
             const auto rows = static_cast<std::size_t>(run.integer("train_samples") + run.integer("probe_samples"));
-            recent.push_back({key, made, 2 * rows * static_cast<std::size_t>(run.integer("d")) * sizeof(T)});
+            const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
+            recent.push_back({key, made, (2 * rows * d + 2 * (2 * d * m + m + d)) * sizeof(T)});
             std::size_t kept = 0;
             for (const Memo& m : recent) kept += m.bytes;
             for (auto it = recent.begin(); kept > (std::size_t{128} << 20) && it + 1 < recent.end();) {
@@ -249,6 +252,14 @@ std::shared_ptr<const Trained<T>> shared_training(const runner::Run& run) {
             auto t = std::make_shared<Trained<T>>(Trained<T>{make_task<T>(run), make_model<T>(run), {}, {}});
             t->record = train_model(run, t->mlp, t->task);
             t->fit = score(t->mlp, t->task, t->record);
+            // Kept: the weights, not the activations of the last pass (the
+            // probe inputs through every layer, many times the weights).
+            nn::MLP<T> weights_only = make_model<T>(run);
+            for (std::size_t l = 0; l < weights_only.layers.size(); ++l) {
+                weights_only.layers[l].weight = t->mlp.layers[l].weight;
+                weights_only.layers[l].bias = t->mlp.layers[l].bias;
+            }
+            t->mlp = std::move(weights_only);
             promise.set_value(std::move(t));
         } catch (...) {
             {

@@ -40,8 +40,11 @@ void Table::set_row_source(std::size_t count, RowSource row) {
 
 void Table::make_rows() const {
     if (!source_) return;
-    rows_.reserve(source_rows_);
-    for (std::size_t i = 0; i < source_rows_; ++i) rows_.push_back(source_(i));
+    // Made aside: a source that throws half-way leaves the table as it was.
+    std::vector<std::vector<Cell>> made;
+    made.reserve(source_rows_);
+    for (std::size_t i = 0; i < source_rows_; ++i) made.push_back(source_(i));
+    rows_ = std::move(made);
     source_ = nullptr;
 }
 

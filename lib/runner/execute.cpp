@@ -54,15 +54,14 @@ namespace {
 
 using PerRun = std::vector<std::vector<report::Table>>;
 
-// A finished run's tables into per_run[i]; for a kind of one_row_runs, the
-// first into `rows` and the others (often none: no allocation kept) into
-// per_run[i].
-void keep(std::size_t i, std::vector<report::Table> tables, PerRun& per_run, RunRows* rows) {
+// A finished run's tables into per_run[i]; for a kind of one_row_runs,
+// whose first table the caller has put in the compact store, the others
+// (often none: no allocation kept).
+void keep(std::size_t i, std::vector<report::Table> tables, PerRun& per_run, const RunRows* rows) {
     if (!rows || tables.empty()) {
         per_run[i] = std::move(tables);
         return;
     }
-    rows->put(i, std::move(tables.front()));
     per_run[i].assign(std::make_move_iterator(tables.begin() + 1), std::make_move_iterator(tables.end()));
     per_run[i].shrink_to_fit();
 }
@@ -89,6 +88,7 @@ Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCac
             for (std::size_t i = c * kChunk; i < std::min(plan.runs.size(), (c + 1) * kChunk); ++i)
                 if (wanted[i])
                     if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
+                        if (rows && !tables->empty()) rows->put(i, std::move(tables->front()));
                         keep(i, std::move(*tables), per_run, rows);
                         found[i] = 1;
                     }
@@ -150,6 +150,9 @@ std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, con
             if (plan.kind->run_batch) tables = plan.kind->run_batch(runs);
             else tables.push_back(plan.kind->run(runs.front()));
             for (std::size_t k = 0; k < unit.size(); ++k) {
+                // Into the store first (a copy of one row): a run it refuses
+                // is not filed in the cache for every rerun to meet.
+                if (rows && !tables[k].empty()) rows->put(unit[k], tables[k].front());
                 if (cache.enabled() && !cache.store(keys[k], plan.kind->name, plan.runs[unit[k]], tables[k])) ++not_cached;
                 keep(unit[k], std::move(tables[k]), per_run, rows);
             }

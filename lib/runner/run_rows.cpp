@@ -1,5 +1,6 @@
 #include "runner/run_rows.h"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 
@@ -9,6 +10,14 @@ namespace ffn::runner {
 
 namespace {
 constexpr std::uint8_t kNull = 0, kValue = 1, kAbsent = 2;
+
+// What a row's cells must agree on. A table read back from the run cache
+// keeps its columns' names and types but not every display setting (a
+// label), and cached and fresh runs meet in one store.
+bool same_names_and_types(const std::vector<report::Column>& a, const std::vector<report::Column>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const report::Column& x, const report::Column& y) { return x.name == y.name && x.type == y.type; });
+}
 }  // namespace
 
 RunRows::RunRows(const Plan& plan) : point_(plan.runs.size()), seed_(plan.runs.size()), id_(plan.runs.size()) {
@@ -32,7 +41,7 @@ void RunRows::put(std::size_t run, report::Table table) {
         columns_ = header_.columns().size();
         bits_.assign(point_.size() * columns_, 0);
         state_.assign(point_.size() * columns_, kAbsent);
-    } else if (table.name() != header_.name() || table.columns() != header_.columns()) {
+    } else if (table.name() != header_.name() || !same_names_and_types(table.columns(), header_.columns())) {
         throw std::logic_error("table '" + table.name() + "': a one-row run gave other columns than the runs before it");
     }
     for (std::size_t c = 0; c < columns_; ++c) {

@@ -28,12 +28,13 @@ class RunRows {
 public:
     explicit RunRows(const Plan& plan);
 
-    // Takes run `run`'s table, which must have one row, in the columns of
-    // every other run's (a kind that breaks this is a programming error:
-    // std::logic_error).
+    // Takes run `run`'s table, which must have one row, in columns of the
+    // names and types of every other run's (a kind that breaks this is a
+    // programming error: std::logic_error).
     void put(std::size_t run, report::Table table);
 
-    // The runs' table with its columns and no rows (empty until a put).
+    // The first run put's table, with its columns and no rows (empty
+    // until a put).
     const report::Table& header() const { return header_; }
     // Run `run`'s cell in column `column` of the header; null for a run
     // never put.
