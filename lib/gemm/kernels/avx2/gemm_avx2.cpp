@@ -48,28 +48,6 @@ void transpose_8x8(__m256 r[8]) {
     }
 }
 
-// kernel.h's pack_bt for NR = 16: each half of a sliver is 8 rows of B,
-// read 8 values at a time and transposed into 8 k of the sliver.
-void pack_bt_16(const float* b, std::int64_t ldb, std::int64_t kc, std::int64_t nc, float* dst) {
-    constexpr int W = 8, NR = 16;
-    alignas(32) static constexpr std::int32_t kLanes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-    const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes));
-    __m256 r[W];
-    for (std::int64_t s = 0; s < nc; s += NR)
-        for (int half = 0; half < 2; ++half) {
-            const std::int64_t j0 = s + half * W;
-            const std::int64_t rows = std::clamp<std::int64_t>(nc - j0, 0, W);
-            for (std::int64_t k0 = 0; k0 < kc; k0 += W) {
-                const int cols = static_cast<int>(std::min<std::int64_t>(W, kc - k0));
-                const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lanes);
-                for (int i = 0; i < W; ++i)
-                    r[i] = i < rows ? _mm256_maskload_ps(b + (j0 + i) * ldb + k0, mask) : _mm256_setzero_ps();
-                transpose_8x8(r);
-                for (int c = 0; c < cols; ++c) _mm256_store_ps(dst + s * kc + (k0 + c) * NR + half * W, r[c]);
-            }
-        }
-}
-
 }  // namespace
 
 KernelFamily avx2_family() {
@@ -83,7 +61,7 @@ KernelFamily avx2_family() {
              .NC_L2 = 512,
              .finish = finish_block<F32x8>,
              .pack_b = pack_b_rows<F32x8>,
-             .pack_bt = pack_bt_16},
+             .pack_bt = pack_bt<F32x8, transpose_8x8>},
             {.kernel = tile_kernel<F64x4, kMR>,
              .small = small_gemm<F64x4, F64x4>,
              .MR = kMR,

@@ -153,7 +153,6 @@ void pack_cols_12(const float* a, std::int64_t lda, std::int64_t rows, std::int6
     _mm512_mask_storeu_ps(dst + last * kMR, 0x0fff, _mm512_maskz_loadu_ps(valid, a + last * lda));
 }
 
-
 // r[c] becomes column c of the 16 x 16 block whose row i was r[i]: 32-bit
 // then 64-bit interleaves within each 128-bit lane, then a 4 x 4 transpose
 // of the lanes.
@@ -182,26 +181,6 @@ void transpose_16x16(__m512 r[16]) {
     for (int c = 0; c < 16; ++c) r[c] = t[c];
 }
 
-// kernel.h's pack_bt for NR = 32: each half of a sliver is 16 rows of B,
-// read 16 values at a time and transposed into 16 k of the sliver.
-void pack_bt_32(const float* b, std::int64_t ldb, std::int64_t kc, std::int64_t nc, float* dst) {
-    constexpr int W = 16, NR = 32;
-    __m512 r[W];
-    for (std::int64_t s = 0; s < nc; s += NR)
-        for (int half = 0; half < 2; ++half) {
-            const std::int64_t j0 = s + half * W;
-            const std::int64_t rows = std::clamp<std::int64_t>(nc - j0, 0, W);
-            for (std::int64_t k0 = 0; k0 < kc; k0 += W) {
-                const int cols = static_cast<int>(std::min<std::int64_t>(W, kc - k0));
-                const auto mask = static_cast<__mmask16>((1u << cols) - 1);
-                for (int i = 0; i < W; ++i)
-                    r[i] = i < rows ? _mm512_maskz_loadu_ps(mask, b + (j0 + i) * ldb + k0) : _mm512_setzero_ps();
-                transpose_16x16(r);
-                for (int c = 0; c < cols; ++c) _mm512_store_ps(dst + s * kc + (k0 + c) * NR + half * W, r[c]);
-            }
-        }
-}
-
 // Slivers of at most 4 or 8 rows (M = 1024 and 4096 leave 4, 512 and 2048
 // leave 8) run a 4- or 8-row kernel: padding rows cost 1-2% of a product
 // with M = 512 or 1024 otherwise.
@@ -228,7 +207,7 @@ KernelFamily avx512_family() {
              .pack_cols = pack_cols_12,
              .finish = finish_block<F32x16>,
              .pack_b = pack_b_rows<F32x16>,
-             .pack_bt = pack_bt_32,
+             .pack_bt = pack_bt<F32x16, transpose_16x16>,
              .kernel_for_rows = kernel_for_rows<F32x16>},
             {.kernel = tile_kernel<F64x8, kMR>,
              .small = small_gemm<F64x8, F64x4>,
