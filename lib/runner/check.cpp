@@ -51,9 +51,9 @@ void require_in_checkout(const std::string& config_path, const std::string& root
     // Directly under configs/: expected tables are keyed by file name, so a
     // configs/smoke/params.json would map onto the bundled params.json's.
     if (ec || config.parent_path() != configs)
-        throw Error(config_path + ": not a config of " + root +
-                    " (check compares the configs directly under its configs/ folder with their expected tables; --root names "
-                    "another folder)");
+        throw Error(config_path + ": not one of the configs directly in " +
+                    (configs.empty() ? std::string("the bundled configs") : configs_folder(root) + "/") +
+                    " (check compares those with their expected tables; --root names another study folder)");
 }
 
 std::string expected_path(const std::string& root, const std::string& kind, const std::string& config_path) {
