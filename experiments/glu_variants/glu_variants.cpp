@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "analysis/affine_fit.h"
 #include "core/error.h"
@@ -18,6 +17,7 @@
 #include "core/rng.h"
 #include "core/stats.h"
 #include "experiments/glu_variants/glu_variants.h"
+#include "experiments/support/made_once.h"
 #include "experiments/support/plot.h"
 #include "experiments/support/run.h"
 #include "nn/init.h"
@@ -150,35 +150,21 @@ Task<T> make_task(const runner::Run& run) {
 
 // Every run of a task trains on the same data: its inputs and targets
 // depend on the values below alone, not on the model or the seed, so a
-// process makes each task once (gelu_residual's two affine fits of 16384
-// rows and the teachers were a seventh of the config's time). It keeps the
-// last four made, and no more than 64 MB of them but the newest (a sweep
-// over task seeds or token counts would otherwise keep them all). A task
-// is made under the lock: the runs that need it wait for it rather than
-// each making it again.
+// process makes each task once (support/made_once.h; gelu_residual's two
+// affine fits of 16384 rows and the teachers were a seventh of the
+// config's time). It keeps the last four made, and no more than 64 MB of
+// them but the newest (a sweep over task seeds or token counts would
+// otherwise keep them all).
 template <class T>
 std::shared_ptr<const Task<T>> shared_task(const runner::Run& run) {
     // Every value make_task reads.
     const std::string key = fmt::format("{} d={} teacher_width={} task_seed={} train_tokens={} test_tokens={}", run.string("task"),
                                         run.integer("d"), run.integer("teacher_width"), run.integer("task_seed"),
                                         run.integer("train_tokens"), run.integer("test_tokens"));
-    const auto bytes = [](const Task<T>& t) {
+    static MadeOnce<Task<T>> tasks(4, std::size_t{64} << 20, [](const Task<T>& t) {
         return (t.x_train.size() + t.y_train.size() + t.x_test.size() + t.y_test.size()) * sizeof(T);
-    };
-    static std::mutex mutex;
-    static std::vector<std::pair<std::string, std::shared_ptr<const Task<T>>>> recent;  // the newest last
-    const std::lock_guard lock(mutex);
-    for (const auto& [made_for, task] : recent)
-        if (made_for == key) return task;
-    auto task = std::make_shared<const Task<T>>(make_task<T>(run));
-    recent.emplace_back(key, task);
-    std::size_t kept = 0;
-    for (const auto& entry : recent) kept += bytes(*entry.second);
-    while (recent.size() > 1 && (recent.size() > 4 || kept > (std::size_t{64} << 20))) {
-        kept -= bytes(*recent.front().second);
-        recent.erase(recent.begin());
-    }
-    return task;
+    });
+    return tasks.get(key, [&] { return make_task<T>(run); });
 }
 
 report::Table run_row(Cell hidden, std::int64_t params, Cell train_mse, Cell test_mse, Cell test_nmse, const std::string& status) {

@@ -6,11 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <future>
+#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +17,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/rng.h"
+#include "experiments/support/made_once.h"
 #include "experiments/support/run.h"
 #include "nn/init.h"
 #include "nn/mlp.h"
@@ -196,81 +195,40 @@ struct Trained {
 
 // The runs of a seed that differ only in how they read the trained model
 // (unit_contrast's groups, group sizes, permutations...) train the same
-// model, the same bits: a process trains each once (unit_contrast's 80
-// runs trained 20 models, each four times, and the training was most of
-// its time). The key is every value make_task, make_model and
-// train_model read. A run that needs a model being trained waits for it
-// rather than training it again. The memo keeps the models made last, up
-// to 128 MB of their data and weights beyond the newest (for each dtype);
-// a model dropped is trained again if a later run needs it, to the same
-// bits.
+// model, the same bits: a process trains each once (support/made_once.h;
+// unit_contrast's 80 runs trained 20 models, each four times, and the
+// training was most of its time). The key is every value make_task,
+// make_model and train_model read; the newest models are kept, their data
+// and weights up to 128 MB (for each dtype).
 template <class T>
 std::shared_ptr<const Trained<T>> shared_training(const runner::Run& run) {
     const std::string key =
-        fmt::format("{} bytes, seed {}: d={} m={} features={} density={} target={} activation={} train_samples={} probe_samples={} "
-                    "lr={} steps={} batch_size={}",
-                    sizeof(T), run.seed, run.integer("d"), run.integer("m"), run.integer("features"), run.number("density"),
+        fmt::format("seed {}: d={} m={} features={} density={} target={} activation={} train_samples={} probe_samples={} lr={} "
+                    "steps={} batch_size={}",
+                    run.seed, run.integer("d"), run.integer("m"), run.integer("features"), run.number("density"),
                     run.string("target"), run.string("activation"), run.integer("train_samples"), run.integer("probe_samples"),
                     run.number("lr"), run.integer("steps"), run.integer("batch_size"));
-    using Made = std::shared_future<std::shared_ptr<const Trained<T>>>;
-    struct Memo {
-        std::string key;
-        Made made;
-        std::size_t bytes;
-    };
-    static std::mutex mutex;
-    static std::vector<Memo> recent;  // the newest last
-    std::promise<std::shared_ptr<const Trained<T>>> promise;
-    Made made;
-    bool mine = false;
-    {
-        const std::lock_guard lock(mutex);
-        const auto found = std::find_if(recent.begin(), recent.end(), [&](const Memo& m) { return m.key == key; });
-        if (found != recent.end()) {
-            made = found->made;
-        } else {
-            made = promise.get_future().share();
-            mine = true;
-            // The data, and the weights with their gradients' room.
-            const auto rows = static_cast<std::size_t>(run.integer("train_samples") + run.integer("probe_samples"));
-            const auto d = static_cast<std::size_t>(run.integer("d")), m = static_cast<std::size_t>(run.integer("m"));
-            recent.push_back({key, made, (2 * rows * d + 2 * (2 * d * m + m + d)) * sizeof(T)});
-            std::size_t kept = 0;
-            for (const Memo& m : recent) kept += m.bytes;
-            for (auto it = recent.begin(); kept > (std::size_t{128} << 20) && it + 1 < recent.end();) {
-                if (it->made.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-                    ++it;
-                    continue;
-                }
-                kept -= it->bytes;
-                it = recent.erase(it);
-            }
+    static MadeOnce<Trained<T>> trained(SIZE_MAX, std::size_t{128} << 20, [](const Trained<T>& t) {
+        std::size_t values = t.task.x_train.size() + t.task.y_train.size() + t.task.x_probe.size() + t.task.y_probe.size();
+        for (const auto& layer : t.mlp.layers) values += 2 * (layer.weight.size() + layer.bias.size());  // and their gradients
+        return values * sizeof(T);
+    });
+    return trained.get(key, [&] {
+        Trained<T> t{make_task<T>(run), make_model<T>(run), {}, {}};
+        t.record = train_model(run, t.mlp, t.task);
+        t.fit = score(t.mlp, t.task, t.record);
+        // Kept: the weights, not the activations of the last pass (the
+        // probe inputs through every layer, many times the weights).
+        nn::MLP<T> weights_only({t.mlp.layers.front().in_features(), t.mlp.layers.front().out_features(),
+                                 t.mlp.layers.back().out_features()},
+                                t.mlp.activation);
+        for (std::size_t l = 0; l < weights_only.layers.size(); ++l) {
+            weights_only.layers[l].weight = t.mlp.layers[l].weight;
+            weights_only.layers[l].bias = t.mlp.layers[l].bias;
         }
-    }
-    if (mine) {
-        try {
-            auto t = std::make_shared<Trained<T>>(Trained<T>{make_task<T>(run), make_model<T>(run), {}, {}});
-            t->record = train_model(run, t->mlp, t->task);
-            t->fit = score(t->mlp, t->task, t->record);
-            // Kept: the weights, not the activations of the last pass (the
-            // probe inputs through every layer, many times the weights).
-            nn::MLP<T> weights_only = make_model<T>(run);
-            for (std::size_t l = 0; l < weights_only.layers.size(); ++l) {
-                weights_only.layers[l].weight = t->mlp.layers[l].weight;
-                weights_only.layers[l].bias = t->mlp.layers[l].bias;
-            }
-            t->mlp = std::move(weights_only);
-            promise.set_value(std::move(t));
-        } catch (...) {
-            {
-                // Not kept: a later run trains again and meets its own error.
-                const std::lock_guard lock(mutex);
-                std::erase_if(recent, [&](const Memo& m) { return m.key == key; });
-            }
-            promise.set_exception(std::current_exception());
-        }
-    }
-    return made.get();
+        t.mlp = std::move(weights_only);
+        return t;
+    });
 }
 
 // The validate hook's part for the task: a density that plants nothing,

@@ -54,11 +54,11 @@ namespace {
 
 using PerRun = std::vector<std::vector<report::Table>>;
 
-// A finished run's tables into per_run[i]; for a kind of one_row_runs,
-// whose first table the caller has put in the compact store, the others
-// (often none: no allocation kept).
-void keep(std::size_t i, std::vector<report::Table> tables, PerRun& per_run, const RunRows* rows) {
-    if (!rows || tables.empty()) {
+// A finished run's tables into per_run[i]; with first_in_store (a kind of
+// one_row_runs, whose first table the caller has put in the compact
+// store), the others (often none: no allocation kept).
+void keep(std::size_t i, std::vector<report::Table> tables, PerRun& per_run, bool first_in_store) {
+    if (!first_in_store || tables.empty()) {
         per_run[i] = std::move(tables);
         return;
     }
@@ -89,7 +89,7 @@ Wanted take_cached(const Plan& plan, const ExecuteOptions& options, const RunCac
                 if (wanted[i])
                     if (auto tables = cache.load(plan.kind->name, plan.runs[i])) {
                         if (rows && !tables->empty()) rows->put(i, std::move(tables->front()));
-                        keep(i, std::move(*tables), per_run, rows);
+                        keep(i, std::move(*tables), per_run, rows != nullptr);
                         found[i] = 1;
                     }
         });
@@ -154,7 +154,7 @@ std::size_t compute_missing(const Plan& plan, const ExecuteOptions& options, con
                 // is not filed in the cache for every rerun to meet.
                 if (rows && !tables[k].empty()) rows->put(unit[k], tables[k].front());
                 if (cache.enabled() && !cache.store(keys[k], plan.kind->name, plan.runs[unit[k]], tables[k])) ++not_cached;
-                keep(unit[k], std::move(tables[k]), per_run, rows);
+                keep(unit[k], std::move(tables[k]), per_run, rows != nullptr);
             }
         } catch (const Error& e) {
             const std::string which = unit.size() == 1 ? "run " + std::to_string(unit.front() + 1)

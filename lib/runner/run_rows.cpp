@@ -73,9 +73,10 @@ report::Cell RunRows::cell(std::size_t run, std::size_t column) const {
 }
 
 std::vector<report::Cell> RunRows::runs_row(std::size_t run) const {
+    const std::vector<report::Cell>& swept = point_cells_[point_[run]];
     std::vector<report::Cell> cells;
-    cells.reserve(point_cells_[point_[run]].size() + 2 + columns_);
-    cells = point_cells_[point_[run]];
+    cells.reserve(swept.size() + 2 + columns_);
+    cells.assign(swept.begin(), swept.end());
     cells.push_back(static_cast<std::int64_t>(seed_[run]));
     cells.push_back(run_id_hex(id_[run]));
     for (std::size_t c = 0; c < columns_; ++c) cells.push_back(cell(run, c));
