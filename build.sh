@@ -39,40 +39,44 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
-# The kernel families this CPU can run, reference first: each must reproduce
-# the same expected tables bit for bit.
 # Every output file but the manifest (which records the family and the
 # threads) and the run cache (whose segment files are named by the writer
-# that made them; the same numbers are in the per-seed tables), byte for byte alike from every kernel family, one thread or
-# two, and glibc's non-FMA libm: the per-seed tables too, which check does
-# not compare. The third case trains GELU nets (smooth activations run
-# through their own vectorised loops; 1000 steps, since the reference
-# family, a libm call per fused multiply-add, took 67 s of CI at 5000);
-# the fourth, every GLU variant; the
-# fifth, toy models of superposition; the sixth and seventh, MLPs trained
-# on planted features, and their units' contrasts and ablations; the eighth
-# and ninth, a checkpoint's F16 layer with its inputs from a file.
+# that made them; the same numbers are in the per-seed tables), byte for
+# byte alike from every kernel family, one thread or two, and glibc's
+# non-FMA libm: the per-seed tables too, which check does not compare. The
+# cases: MLPs trained on planted features, and their units' contrasts and
+# ablations; the width sweep; GELU nets (smooth activations run through
+# their own vectorised loops; 1000 steps, since the reference family, a
+# libm call per fused multiply-add, took 67 s of CI at 5000); every GLU
+# variant; firing fractions; toy models of superposition; a checkpoint's
+# F16 layer with its inputs from a file.
 same_files_everywhere() {
-    for case in "configs/width_quick.json" "configs/firing.json" \
-                "configs/width_quick.json --set activation=gelu --set seeds=[0,1,2] --set steps=1000" \
-                "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
-                "configs/tms_pentagon.json --set steps=300" \
-                "configs/planted_features.json --set seeds=[0,1] --set steps=300" \
-                "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=199" \
-                "configs/layer_units.json --set seeds=[0]" "configs/layer_lab.json"; do
-        out=build/same_files
-        rm -rf "$out"
-        # shellcheck disable=SC2086 # the case's words are its arguments
-        set -- $case
-        ./build/ffn-lab sweep -c "$@" --out "$out/first" -q > /dev/null
-        for isa in $(kernel_families 2> /dev/null); do
-            FFNLAB_ISA=$isa ./build/ffn-lab sweep -c "$@" --out "$out/$isa" -q --threads 1 > /dev/null
-            diff -r --exclude=manifest.json --exclude=runs "$out/first" "$out/$isa"
-        done
-        GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab sweep -c "$@" --out "$out/libm" -q > /dev/null
-        diff -r --exclude=manifest.json --exclude=runs "$out/first" "$out/libm"
-        echo "build.sh: $case: the same files from $(kernel_families 2> /dev/null | tr '\n' ' ')and the non-FMA libm"
+    # Longest first (32, 19, 12, 8, 4, 4 s... here), so the waves pair like with like.
+    each_at_once same_files_case "configs/planted_features.json --set seeds=[0,1] --set steps=300" \
+        "configs/width_quick.json" \
+        "configs/width_quick.json --set activation=gelu --set seeds=[0,1,2] --set steps=1000" \
+        "configs/glu_variants.json --set seeds=[0] --set steps=40 --set train_tokens=256" \
+        "configs/unit_contrast.json --set seeds=[0] --set steps=300 --set permutations=199" \
+        "configs/firing.json" "configs/tms_pentagon.json --set steps=300" \
+        "configs/layer_units.json --set seeds=[0]" "configs/layer_lab.json"
+}
+
+# same_files_case "CONFIG ARGS...": one case of same_files_everywhere, in
+# its own folder (the cases run side by side: each one's reference-family
+# run is most of its time).
+same_files_case() {
+    out=build/same_files/$(echo "$1" | cksum | cut -d ' ' -f 1)
+    rm -rf "$out"
+    # shellcheck disable=SC2086 # the case's words are its arguments
+    set -- $1
+    ./build/ffn-lab sweep -c "$@" --out "$out/first" -q > /dev/null
+    for isa in $(kernel_families 2> /dev/null); do
+        FFNLAB_ISA=$isa ./build/ffn-lab sweep -c "$@" --out "$out/$isa" -q --threads 1 > /dev/null
+        diff -r --exclude=manifest.json --exclude=runs "$out/first" "$out/$isa"
     done
+    GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA ./build/ffn-lab sweep -c "$@" --out "$out/libm" -q > /dev/null
+    diff -r --exclude=manifest.json --exclude=runs "$out/first" "$out/libm"
+    echo "build.sh: $*: the same files from $(kernel_families 2> /dev/null | tr '\n' ' ')and the non-FMA libm"
 }
 
 # Every family's check is `check --quick`: all but the configs marked long
@@ -123,37 +127,65 @@ build_sanitize() {
         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG"
 }
 
-# fuzz SECONDS: each harness from its seeds (tests/fuzz/corpus and the
-# repo's own configs, tables and weights files) plus what earlier runs found.
-# A crash, a leak, a sanitizer report or an input slower than 10 s fails,
-# with the input saved in build-sanitize/fuzz-crashes.
-fuzz() {
-    mkdir -p build-sanitize/fuzz-crashes
-    for h in config safetensors checkpoint target tables readback http; do
-        case "$h" in
-            config) seeds="tests/fuzz/corpus/config configs" ;;
-            safetensors) seeds="tests/io/fixtures tests/experiments/fixtures tests/nn/fixtures/layers/gpt2_bf16 tests/nn/fixtures/layers/gpt_neox_f16" ;;
-            checkpoint) seeds="tests/fuzz/corpus/checkpoint" ;;
-            target) seeds="tests/fuzz/corpus/target" ;;
-            tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
-            readback) seeds="tests/fuzz/corpus/readback" ;;
-            http) seeds="tests/fuzz/corpus/http" ;;
-        esac
-        corpus=build-sanitize/fuzz-corpus/$h
-        log=build-sanitize/fuzz-$h.log
-        mkdir -p "$corpus"
-        echo "build.sh: fuzzing $h for $1 s"
-        status=0
-        ./build-sanitize/tests/fuzz/fuzz_$h -max_total_time="$1" -timeout=10 -print_final_stats=1 \
-            -dict=tests/fuzz/json.dict -artifact_prefix=build-sanitize/fuzz-crashes/ \
-            "$corpus" $seeds >"$log" 2>&1 || status=$?
-        grep -E '^(Done|stat::number_of_executed_units)' "$log" || true
-        if [ "$status" -ne 0 ]; then
-            tail -n 40 "$log" >&2
-            echo "build.sh: fuzz_$h failed (exit $status): the log is $log, a failing input in build-sanitize/fuzz-crashes" >&2
-            exit 1
+# each_at_once FUNCTION ITEM...: FUNCTION ITEM for every item, $JOBS at a
+# time (dash has no `wait -n`, so in waves); fails once all have run if
+# any failed.
+each_at_once() {
+    func=$1
+    shift
+    pids=""
+    running=0
+    failed=0
+    for item in "$@"; do
+        "$func" "$item" &
+        pids="$pids $!"
+        running=$((running + 1))
+        if [ "$running" -ge "$JOBS" ]; then
+            for pid in $pids; do wait "$pid" || failed=1; done
+            pids=""
+            running=0
         fi
     done
+    for pid in $pids; do wait "$pid" || failed=1; done
+    return "$failed"
+}
+
+# fuzz SECONDS: each harness from its seeds (tests/fuzz/corpus and the
+# repo's own configs, tables and weights files) plus what earlier runs found,
+# for SECONDS each, one harness a core (each is one process). A crash, a
+# leak, a sanitizer report or an input slower than 10 s fails, with the
+# input saved in build-sanitize/fuzz-crashes.
+fuzz() {
+    mkdir -p build-sanitize/fuzz-crashes
+    fuzz_seconds=$1
+    echo "build.sh: fuzzing each harness for $1 s, $JOBS at a time"
+    each_at_once fuzz_one config safetensors checkpoint target tables readback http
+}
+
+# fuzz_one HARNESS: $fuzz_seconds of it, its output in build-sanitize/fuzz-HARNESS.log.
+fuzz_one() {
+    case "$1" in
+        config) seeds="tests/fuzz/corpus/config configs" ;;
+        safetensors) seeds="tests/io/fixtures tests/experiments/fixtures tests/nn/fixtures/layers/gpt2_bf16 tests/nn/fixtures/layers/gpt_neox_f16" ;;
+        checkpoint) seeds="tests/fuzz/corpus/checkpoint" ;;
+        target) seeds="tests/fuzz/corpus/target" ;;
+        tables) seeds="tests/fuzz/corpus/tables $(ls -d experiments/*/expected)" ;;
+        readback) seeds="tests/fuzz/corpus/readback" ;;
+        http) seeds="tests/fuzz/corpus/http" ;;
+    esac
+    corpus=build-sanitize/fuzz-corpus/$1
+    log=build-sanitize/fuzz-$1.log
+    mkdir -p "$corpus"
+    status=0
+    ./build-sanitize/tests/fuzz/fuzz_$1 -max_total_time="$fuzz_seconds" -timeout=10 -print_final_stats=1 \
+        -dict=tests/fuzz/json.dict -artifact_prefix=build-sanitize/fuzz-crashes/ \
+        "$corpus" $seeds >"$log" 2>&1 || status=$?
+    echo "build.sh: fuzz_$1: $(grep -E '^(Done|stat::number_of_executed_units)' "$log" | tr '\n' ' ')"
+    if [ "$status" -ne 0 ]; then
+        tail -n 40 "$log" >&2
+        echo "build.sh: fuzz_$1 failed (exit $status): the log is $log, a failing input in build-sanitize/fuzz-crashes" >&2
+        return 1
+    fi
 }
 
 case "${1:-}" in
