@@ -67,8 +67,11 @@ same_files_everywhere() {
 same_files_case() {
     out=build/same_files/$(echo "$1" | cksum | cut -d ' ' -f 1)
     rm -rf "$out"
-    # shellcheck disable=SC2086 # the case's words are its arguments
+    # The case's words are its arguments, split but not globbed ([0,1]).
+    set -f
+    # shellcheck disable=SC2086
     set -- $1
+    set +f
     ./build/ffn-lab sweep -c "$@" --out "$out/first" -q > /dev/null
     for isa in $(kernel_families 2> /dev/null); do
         FFNLAB_ISA=$isa ./build/ffn-lab sweep -c "$@" --out "$out/$isa" -q --threads 1 > /dev/null
@@ -128,25 +131,31 @@ build_sanitize() {
 }
 
 # each_at_once FUNCTION ITEM...: FUNCTION ITEM for every item, $JOBS at a
-# time (dash has no `wait -n`, so in waves); fails once all have run if
-# any failed.
+# time (dash has no `wait -n`, so in waves); says which items failed and
+# fails once all have run. An interrupt or a TERM stops the running ones
+# and what they started (background jobs of a script ignore an interrupt).
 each_at_once() {
     func=$1
     shift
-    pids=""
-    running=0
+    jobs_running=""  # pid:index pairs
+    index=0
     failed=0
+    trap 'for job in $jobs_running; do pkill -P "${job%%:*}" || true; kill "${job%%:*}" || true; done 2> /dev/null; exit 130' INT TERM
     for item in "$@"; do
+        index=$((index + 1))
         "$func" "$item" &
-        pids="$pids $!"
-        running=$((running + 1))
-        if [ "$running" -ge "$JOBS" ]; then
-            for pid in $pids; do wait "$pid" || failed=1; done
-            pids=""
-            running=0
+        jobs_running="$jobs_running $!:$index"
+        if [ "$(echo $jobs_running | wc -w)" -ge "$JOBS" ] || [ "$index" -eq $# ]; then
+            for job in $jobs_running; do
+                if ! wait "${job%%:*}"; then
+                    failed=1
+                    echo "build.sh: $func $(shift $((${job#*:} - 1)); echo "$1") failed" >&2
+                fi
+            done
+            jobs_running=""
         fi
     done
-    for pid in $pids; do wait "$pid" || failed=1; done
+    trap - INT TERM
     return "$failed"
 }
 

@@ -231,8 +231,8 @@ report::Table features_table(const Trained& t) {
 
 // Memory per instance of a stack: its batch's inputs, pre-activations,
 // hidden values and their gradients, and W, b, their gradients and Adam's
-// two moments, in float64 at most. The held-out inputs and hidden values
-// (double) are one run's at a time.
+// two moments, in float64 at most. The held-out inputs and the terms of
+// the held-out loss (double, toy_model::loss) are one run's at a time.
 double training_bytes(const runner::Run& r) {
     const double n = static_cast<double>(r.integer("features")), m = static_cast<double>(r.integer("hidden"));
     return ((2 * n + 2 * m) * static_cast<double>(r.integer("batch_size")) + 4 * (m + 1) * n) * 8;
