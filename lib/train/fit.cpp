@@ -16,8 +16,13 @@ void gather_rows(const nn::Matrix<T>& from, const std::vector<std::size_t>& orde
                  nn::Matrix<T>& to) {
     const std::size_t cols = from.shape()[1];
     nn::ensure_shape(to, count, cols);
-    for (std::size_t r = 0; r < count; ++r)
-        std::copy_n(from.data() + order[begin + r] * cols, cols, to.data() + r * cols);
+    // An element loop, not std::copy_n: rows are a few dozen values, where
+    // a call to memmove per row cost planted_features 7% of its time.
+    for (std::size_t r = 0; r < count; ++r) {
+        const T* __restrict src = from.data() + order[begin + r] * cols;
+        T* __restrict dst = to.data() + r * cols;
+        for (std::size_t c = 0; c < cols; ++c) dst[c] = src[c];
+    }
 }
 
 }  // namespace
