@@ -149,16 +149,23 @@ inline void take_file_keys(runner::GridPoint& point, const std::set<std::string>
 }
 
 // take_file_keys for a weights file of ffn-lab's own or an nn.Sequential's:
-// its `sizes`, and the activation its run recorded; a file that records
-// none (PyTorch's) cannot be run under a swept activation.
+// its `sizes`, and the activation its run recorded. A file that records
+// none (PyTorch's) needs the config to name one: a swept activation is
+// refused, and so is none at all, rather than running the net under the
+// key's default, which may not be the one it was trained with.
 inline void take_weights_file_keys(runner::GridPoint& point, const std::set<std::string>& given, const std::string& weights,
                                    const WeightsFacts& facts, std::vector<std::pair<std::string, runner::Json>> sizes,
                                    const std::string& what) {
     if (facts.activation) sizes.emplace_back("activation", *facts.activation);
     take_file_keys(point, given, weights, what + (facts.activation ? ", " + *facts.activation : ""), sizes);
-    if (!facts.activation && std::any_of(point.swept.begin(), point.swept.end(), [](const auto& s) { return s.first == "activation"; }))
+    if (facts.activation) return;
+    if (std::any_of(point.swept.begin(), point.swept.end(), [](const auto& s) { return s.first == "activation"; }))
         throw Error(fmt::format("the config sweeps 'activation', but {} is one trained model and does not record its activation: set the "
                                 "one it was trained with (--set activation=relu)",
+                                weights));
+    if (!given.contains("activation"))
+        throw Error(fmt::format("{} does not record its activation, and the config names none: set the one it was trained with "
+                                "(--set activation=gelu, say)",
                                 weights));
 }
 
