@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <iterator>
 #include <optional>
+#include <vector>
 
 #include "core/error.h"
 #include "io/atomic_file.h"
@@ -23,6 +25,44 @@ void make_output_folder(const std::string& dir) {
     std::filesystem::create_directories(dir, ec);
     if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
 }
+
+// The folders a sweep makes for what it will write (the run cache, weights,
+// figures), taken back if it fails while they are still empty: a run
+// refused at run time (NaN weights, say) leaves no empty --out behind. A
+// folder that holds something, finished runs to resume from, is kept.
+class MadeFolders {
+public:
+    MadeFolders() = default;
+    MadeFolders(const MadeFolders&) = delete;
+    MadeFolders& operator=(const MadeFolders&) = delete;
+    ~MadeFolders() {
+        if (kept_) return;
+        // Deepest first, so that a parent is empty by the time its turn comes.
+        std::sort(made_.begin(), made_.end(), [](const auto& a, const auto& b) {
+            return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+        });
+        std::error_code ec;
+        for (const auto& dir : made_)
+            if (std::filesystem::is_directory(std::filesystem::symlink_status(dir, ec)) && std::filesystem::is_empty(dir, ec))
+                std::filesystem::remove(dir, ec);
+    }
+    void make(const std::string& dir) {
+        std::vector<std::filesystem::path> missing;
+        std::error_code ec;
+        for (std::filesystem::path p = std::filesystem::path(dir).lexically_normal(); !p.empty() && p != p.root_path();
+             p = p.parent_path()) {
+            if (std::filesystem::exists(std::filesystem::symlink_status(p, ec))) break;
+            missing.push_back(p);
+        }
+        make_output_folder(dir);
+        made_.insert(made_.end(), missing.begin(), missing.end());
+    }
+    void keep() { kept_ = true; }
+
+private:
+    std::vector<std::filesystem::path> made_;
+    bool kept_ = false;
+};
 
 // The whole set (every table as md/csv/json, and the manifest) goes in at
 // once: see OutputSet.
@@ -53,8 +93,8 @@ void check_request(const Plan& plan, const SweepRequest& r) {
 }  // namespace
 
 namespace {
-SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, const std::string& cache,
-                       const std::string& weights, const std::string& plots, bool plots_in_set);
+SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, MadeFolders& made,
+                       const std::string& cache, const std::string& weights, const std::string& plots, bool plots_in_set);
 }  // namespace
 
 std::string default_output_folder(const std::string& config_file) {
@@ -71,10 +111,17 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     // A cache needs a place for its key: with none (no HOME) the sweep is
     // refused before any folder is made.
     if (!r.cache.empty() || !r.out.empty()) (void)cache_key_path();
+    // Declared before the set, so that a failed sweep's empty folders go
+    // after the set's own staging folder and lock beside --out.
+    MadeFolders made;
     // A bad --out fails before the work, not after it (OutputSet judges the
     // folder and holds it until the new set is in).
     std::optional<OutputSet> out;
-    if (!r.out.empty()) out.emplace(r.out, plan.source);
+    if (!r.out.empty()) {
+        const auto parent = std::filesystem::path(r.out).lexically_normal().parent_path();
+        if (!parent.empty()) made.make(parent.string());
+        out.emplace(r.out, plan.source);
+    }
     // Finished runs go to the cache as they finish, straight into OUT/runs
     // (not the staged set), so that a kill before the tables are written
     // keeps them; the staged set takes them over at commit.
@@ -90,7 +137,7 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     const std::string weights = placed(weights_named), plots = placed(plots_named);
     const bool plots_in_set = plots != plots_named;
     try {
-        return sweep_into(plan, r, out, cache, weights, plots, plots_in_set);
+        return sweep_into(plan, r, out, made, cache, weights, plots, plots_in_set);
     } catch (const Error& e) {
         // The set is filled in a hidden folder beside --out until it is
         // whole: a write that fails names the folder the user gave.
@@ -100,13 +147,13 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
 }
 
 namespace {
-SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, const std::string& cache,
-                       const std::string& weights, const std::string& plots, bool plots_in_set) {
+SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<OutputSet>& out, MadeFolders& made,
+                       const std::string& cache, const std::string& weights, const std::string& plots, bool plots_in_set) {
     const auto warn = [&](const std::string& line) {
         if (r.warn) r.warn(line);
     };
     for (const auto* dir : {&cache, &weights, &plots})
-        if (!dir->empty()) make_output_folder(*dir);
+        if (!dir->empty()) made.make(*dir);
     SweepResult result = execute(plan, {.threads = r.threads,
                                         .on_progress = r.on_progress,
                                         .artifacts = weights,
@@ -130,6 +177,7 @@ SweepResult sweep_into(const Plan& plan, const SweepRequest& r, std::optional<Ou
     if (const auto lost = result.manifest.value("runs_not_cached", 0); lost > 0)
         warn(fmt::format("warning: {} finished runs could not be kept in {}; a rerun computes them again", lost, cache));
     if (!plots.empty() && !plots_in_set) plan.kind->plot(plan, result.tables, plots, r.plot_choice);
+    made.keep();
     return result;
 }
 }  // namespace

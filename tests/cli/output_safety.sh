@@ -243,6 +243,11 @@ run 0 "9: --out DIR/" sweep -c $P -q --out "$d/slash/" && [ -f "$d/slash/params.
 mkdir -p "$d/.slash.staging-abc123" && echo x > "$d/.slash.staging-abc123/params.md"
 run 0 "9: a killed run's staging folder" sweep -c $P -q --out "$d/slash" && [ ! -e "$d/.slash.staging-abc123" ] && ok ||
     bad "9: staging" "the killed run's staging folder is still there"
+# A run refused as it runs (a NaN input, found only when read) leaves none
+# of the folders the sweep made: not --out, its runs/, nor their parents.
+run 2 "9: a run refused at run time" sweep -c configs/layer_lab.json -q --set inputs=tests/cli/bad/inputs_nan.safetensors \
+    --out "$d/refused/deep/out" && says "9: refused" "row 3 holds nan" && { [ ! -e "$d/refused" ] && ok ||
+    bad "9: refused" "left behind: $(find "$d/refused" | head -5 | tr '\n' ' ')"; }
 rm -rf "$d/mode"
 (umask 022; "$ffnlab" sweep -c $P -q --out "$d/mode" > /dev/null)
 [ "$(stat -c %a "$d/mode")" = 755 ] && ok || bad "9: umask" "the folder is mode $(stat -c %a "$d/mode"), umask 022 gives 755"
