@@ -457,11 +457,18 @@ void expand_grid(Plan& plan, const Json& resolved, const std::vector<Axis>& axes
                 point->swept.emplace_back(axes[a].keys[k], axes[a].steps[counter[a]][k]);
             }
         if (plan.kind->keys_from_files) {
+            const Json before = point->values;
             try {
                 plan.kind->keys_from_files(*point, given);
             } catch (const Error& e) {
                 throw Error(plan.source + ": " + e.what(), e.code());
             }
+            // What a file gave obeys the key's rules as a config's value does
+            // (a weights file with no hidden units is no width-0 net).
+            for (const auto& item : point->values.items())
+                if (const KeySpec* spec = plan.kind->schema.find(item.key()); spec && before.value(item.key(), Json()) != item.value())
+                    check_value(fmt::format("{}: {} gives", plan.source, point->values.value("weights", std::string("a file"))), *spec,
+                                item.value());
         }
         set_id_parts(*point, plan.kind->name, plan.kind->schema);
         plan.points.push_back(point);
