@@ -779,17 +779,24 @@ runner::ExperimentKind make() {
             // Steps x samples x (units + 1), a unit of a smooth activation
             // costing what its formula costs against a ReLU's: measured with
             // 64 seeds x 5000 steps at m = 4 and 32 on one thread (AVX-512),
-            // tanh 5.8, SiLU 6.7, GELU 11.2 times a ReLU unit. bench
+            // tanh 5.8, SiLU 6.7, GELU 11.2 times a ReLU unit. Then the
+            // evaluation, a step's worth, and a piecewise-linear net's kink
+            // count on grid_points points: about 0.6 (m + 45) units a point
+            // (steps=0, m = 16 and 1000, 10^6 and 10^7 points, one thread),
+            // which a sweep with a dense grid and few steps is mostly. bench
             // estimate holds the sweep estimates this feeds to the wall time.
             .cost = [](const runner::Run& r) {
                 const auto activation = nn::parse_activation(r.string("activation"));
-                double per_unit = 1.0;
+                const double m = static_cast<double>(r.integer("model.width"));
+                double per_unit = 1.0, grid = 0.0;
                 if (!nn::is_piecewise_linear(activation)) {
                     const std::string name(nn::to_string(activation));
                     per_unit = name == "gelu" ? 11.0 : name == "silu" || name == "gelu_tanh" ? 7.0 : 6.0;
+                } else {
+                    grid = 0.6 * static_cast<double>(r.integer("grid_points")) * (m + 45.0);
                 }
-                return static_cast<double>(r.integer("steps")) * static_cast<double>(r.integer("samples")) *
-                       (per_unit * static_cast<double>(r.integer("model.width")) + 1.0);
+                return (static_cast<double>(r.integer("steps")) + 1.0) * static_cast<double>(r.integer("samples")) *
+                           (per_unit * m + 1.0) + grid;
             },
             // A block of the narrow kernel trains its lanes' worth of seeds
             // whether or not each lane holds one.

@@ -149,6 +149,8 @@ double probe_speed(const Plan& plan, std::size_t threads) {
     // A kind that trains nothing: the sample's runs as they are.
     if (!trains) return seconds_for(std::nullopt) / sample_cost;
     const long steps = plan.runs.front().integer("steps");
+    // No steps to scale: the runs as they are (their evaluation alone).
+    if (steps == 0) return seconds_for(0L) / sample_cost;
     // The steps' share is the difference of two probes, s and 4s steps: it
     // must stand well clear of the fixed part (a held-out evaluation can
     // take seconds) and of the noise, or the fixed part passes for all.
@@ -193,6 +195,13 @@ std::string estimate_time(const Plan& plan, std::size_t threads, const std::vect
         return plan.runs.size() == 1 ? std::string("estimated time: none; the cache holds the one run")
                                      : fmt::format("estimated time: none; the cache holds all {} runs", plan.runs.size());
     const double cost = plan_cost(plan, cached);
+    // A speed is seconds per unit of cost: runs that cost nothing by the
+    // kind's measure (no steps, where it counts steps alone) have no time
+    // to scale, and 0/0 would print as nan.
+    if (!(cost > 0))
+        return fmt::format("estimated time: not known ({} cost nothing by the measure of experiment '{}', which counts the work "
+                           "it trains)",
+                           to_run == 1 ? std::string("the run") : fmt::format("the {} runs", to_run), plan.kind->name);
     const std::string key = speed_key(plan, threads);
     const Json speeds = read_speeds();
     std::string from;
