@@ -380,6 +380,18 @@ Json resolve_keys(const Json& flat, const Json& root, const Schema& schema, cons
 
 // The grid's axes: the zip block's keys as one axis that walks together,
 // then an axis per swept key.
+// A value (or a zip's tuple) twice on one axis would run the same runs
+// twice, under one run id, and give a table two rows of one key.
+void refuse_repeated_steps(const Axis& axis, const std::string& where) {
+    std::set<std::string> seen;
+    for (const auto& step : axis.steps) {
+        std::string text;
+        for (std::size_t k = 0; k < step.size(); ++k) text += (k ? ", " : "") + step[k].dump();
+        if (!seen.insert(text).second)
+            throw Error(fmt::format("{}: the list repeats {}{}{}", where, step.size() > 1 ? "(" : "", text, step.size() > 1 ? ")" : ""));
+    }
+}
+
 std::vector<Axis> read_axes(const Json& root, const Schema& schema, const std::string& source, const std::string& kind_name) {
     std::vector<Axis> axes;
     if (root.contains("zip")) {
@@ -397,6 +409,7 @@ std::vector<Axis> read_axes(const Json& root, const Schema& schema, const std::s
             axis.steps.resize(length);
             for (std::size_t i = 0; i < length; ++i) axis.steps[i].push_back(one.steps[i][0]);
         }
+        refuse_repeated_steps(axis, fmt::format("{}: zip ({})", source, fmt::join(axis.keys, ", ")));
         axes.push_back(std::move(axis));
     }
     if (root.contains("sweep")) {
@@ -406,6 +419,7 @@ std::vector<Axis> read_axes(const Json& root, const Schema& schema, const std::s
             if (block_holds(root, "zip", item.key()))
                 throw Error(source + ": key '" + item.key() + "' is in both 'sweep' and 'zip'");
             axes.push_back(read_list_axis(source, "sweep", item.key(), item.value(), schema, kind_name));
+            refuse_repeated_steps(axes.back(), source + ": sweep key '" + item.key() + "'");
         }
     }
     return axes;
