@@ -47,6 +47,13 @@ std::string resolve_config(const std::string& given) {
     const std::string bundled = bundled_configs();
     std::vector<std::string> tried = {given};
     if (const auto found = runner::find_bundled_config(bundled, given, tried)) return *found;
+    // configs/NAME, as the README and ffn-lab's own messages name a bundled
+    // config, means the same one outside a checkout.
+    if (const fs::path path(given); !path.is_absolute() && path.begin() != path.end() && *path.begin() == "configs") {
+        const fs::path rest = path.lexically_relative("configs");
+        if (!rest.empty() && rest != ".")
+            if (const auto found = runner::find_bundled_config(bundled, rest.generic_string(), tried)) return *found;
+    }
     // A path the user wrote out, absolute or into a folder that is there,
     // is theirs: the loader says why it cannot be opened.
     const fs::path parent = fs::path(given).parent_path();
