@@ -60,7 +60,7 @@ inline void require_length(const std::string& key, std::size_t length, std::size
 
 // The keys every analysis kind takes for that.
 inline void add_weight_keys(runner::Schema& schema) {
-    schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "a safetensors model to use instead of a fresh init (ffn-lab's own files and PyTorch nn.Sequential's load as they are)"});
+    schema.add({"weights", runner::KeyType::string, "", {}, {}, {}, "a safetensors model to analyse as it is, neither initialised nor trained (ffn-lab's own files and PyTorch nn.Sequential's load as they are)"});
     schema.add({"names", runner::KeyType::object, runner::Json::object(), {}, {}, {},
                 "parameter name -> tensor name in the weights file, for other names ({\"up.weight\": \"fc1.weight\"})"});
 }

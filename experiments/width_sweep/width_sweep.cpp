@@ -732,11 +732,16 @@ runner::ExperimentKind make() {
             // this names its headline for `ffn-lab results`.
             .headlines = {{"width", {"rmse_median", "kinks_median"}}},
             // A loaded net's width (and, in ffn-lab's own files, its
-            // activation) is the file's: no --set model.width to type.
+            // activation) is the file's: no --set model.width to type. It
+            // is analysed as it is: a config that asks for steps is told,
+            // rather than its steps left unused (and naming the run).
             .keys_from_files =
                 [](runner::GridPoint& point, const std::set<std::string>& given) {
                     const std::string weights = point.values.value("weights", "");
                     if (weights.empty()) return;
+                    if (given.contains("steps") && point.values.value("steps", 0) != 0)
+                        throw Error(fmt::format("key 'steps': {} is analysed as it is, not trained; set no steps (--set steps=0)", weights));
+                    point.values["steps"] = 0;
                     if (const auto facts = weights_facts(weights, point.values.value("names", Json::object())))
                         take_weights_file_keys(point, given, weights, *facts, {{"model.width", facts->hidden}},
                                                fmt::format("a 1-{}-1 net", facts->hidden));

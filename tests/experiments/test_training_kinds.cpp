@@ -36,7 +36,7 @@ TEST_CASE("width_sweep: kinks never exceed m and no net beats the piecewise-line
 TEST_CASE("width_sweep: a model trained in PyTorch is analysed with PyTorch's own RMSE and kinks") {
     const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16");
     const auto expected = runner::load_json_file(fixture + ".json");
-    const auto result = run_config("smoke/width_small.json", {"weights=" + fixture + ".safetensors", "sweep.model.width=[16]",
+    const auto result = run_config("smoke/width_small.json", {"weights=" + fixture + ".safetensors", "sweep.model.width=[16]", "steps=0",
                                                               "seeds=[0]", "activation=relu"});
     const auto& runs = table(result, "runs");
     CHECK(runs.at(0, "status") == Cell{std::string("loaded")});
@@ -54,14 +54,14 @@ TEST_CASE("width_sweep: a bad target expression or weights file is one clear err
                       doctest::Contains("key 'target': a control character (code 0)"));
     CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"target=sin(x)\nx"}),
                       doctest::Contains("key 'target': a control character (code 10)"));
-    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors", "seeds=[0]"}),
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=/nonexistent.safetensors", "seeds=[0]", "steps=0"}),
                       doctest::Contains("/nonexistent.safetensors: cannot open file"));
     const auto fixture = test::source_path("tests/experiments/fixtures/torch_width16.safetensors");
     // The file fixes the width: a sweep over another is refused before any run.
-    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "sweep.model.width=[8]", "seeds=[0]", "activation=relu"}),
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "sweep.model.width=[8]", "seeds=[0]", "activation=relu", "steps=0"}),
                       doctest::Contains(("the config sweeps 'model.width' (8 here), but " + fixture + " is one model (a 1-16-1 net)").c_str()));
     // A names map that points at a tensor of another shape: the loader names both.
-    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "model.width=16", "seeds=[0]", "activation=relu",
+    CHECK_THROWS_WITH(run_config("smoke/width_small.json", {"weights=" + fixture, "model.width=16", "seeds=[0]", "activation=relu", "steps=0",
                                                             R"(names={"up.weight": "0.weight", "down.weight": "0.weight"})"}),
                       doctest::Contains("has shape [16, 1], the model needs [1, 16]"));
 }
