@@ -136,10 +136,10 @@ std::size_t display_width(std::string_view s) {
 Table only_columns(const Table& t, const std::vector<std::string>& names) {
     std::vector<std::size_t> kept;
     Table out(t.name());
-    for (std::size_t i = 0; i < t.columns().size(); ++i)
-        if (std::find(names.begin(), names.end(), t.columns()[i].name) != names.end()) {
-            kept.push_back(i);
-            out.add_column(t.columns()[i]);
+    for (const auto& name : names)
+        if (const auto i = t.find_column(name); i && std::find(kept.begin(), kept.end(), *i) == kept.end()) {
+            kept.push_back(*i);
+            out.add_column(t.columns()[*i]);
         }
     for (const auto& row : t.rows()) {
         std::vector<Cell> cells;

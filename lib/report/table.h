@@ -123,8 +123,9 @@ private:
     bool per_item_ = false;
 };
 
-// The columns of `t` named in `names`, in t's order (the others dropped;
-// names t lacks are ignored).
+// The columns of `t` named in `names`, in the order named, as a user who
+// types --columns b,a expects (the others dropped; names t lacks, and a
+// name given twice, are ignored).
 Table only_columns(const Table& t, const std::vector<std::string>& names);
 
 std::string to_string(ColumnType t);

@@ -16,5 +16,5 @@ case "$header" in *",config/lr,config/steps") ;; *) echo "no column per varied k
 case "$header" in *"config/target"*) echo "a key both folders share has a column: $header"; exit 1 ;; esac
 echo "$out" | grep -q "/b,.*,0.01,200$" || { echo "folder b's row lacks its lr and steps: $out"; exit 1; }
 out=$("$ffnlab" results "$work/results" -f csv --columns config/target,config/steps) || { echo "--columns config/target: $out"; exit 1; }
-[ "$(echo "$out" | sed -n 2p)" = "100,sin(3*x)" ] || { echo "--columns config/target,config/steps: $out"; exit 1; }
+[ "$(echo "$out" | sed -n 2p)" = "sin(3*x),100" ] || { echo "--columns config/target,config/steps: $out"; exit 1; }
 echo "results_columns.sh: the varied keys as columns, and any config key by --columns"
