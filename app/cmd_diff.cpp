@@ -96,9 +96,11 @@ int run_diff(const DiffOptions& o) {
         }
         std::erase_if(differences, [&](const report::Difference& d) { return d.is_cell() && !named(d.column); });
     }
-    std::size_t compared = a.size();
-    for (const auto& t : b)
-        if (std::none_of(a.begin(), a.end(), [&](const report::Table& u) { return u.name() == t.name(); })) ++compared;
+    // Compared: the tables both sides hold (one on one side only is a
+    // difference of shape, not a comparison).
+    const auto compared = static_cast<std::size_t>(std::count_if(a.begin(), a.end(), [&](const report::Table& t) {
+        return std::any_of(b.begin(), b.end(), [&](const report::Table& u) { return u.name() == t.name(); });
+    }));
     if (o.lines) {
         for (const auto& d : differences) std::cout << report::describe(d) << "\n";
         return differences.empty() ? 0 : 1;
