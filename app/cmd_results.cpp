@@ -31,7 +31,12 @@ int run_results(const ResultsOptions& o) {
     if (o.roots.empty() && !std::filesystem::is_directory(runner::kResultsFolder))
         throw Error("results: no such folder here (sweep --out with no folder writes results/<config>/<time>/; "
                     "`ffn-lab results DIR` searches DIR)");
-    const report::Table folders = runner::result_folders(roots, &experiments::all_kinds(), o.display.columns);
+    std::vector<std::string> unreadable;
+    const report::Table folders = runner::result_folders(roots, &experiments::all_kinds(), o.display.columns, &unreadable);
+    // A set whose manifest was damaged is not silently missing from the list.
+    for (const auto& folder : unreadable)
+        std::cerr << "results: " << report::printable(folder)
+                  << ": its manifest.json is not one ffn-lab wrote (unreadable or damaged); the folder is left out\n";
     if (folders.row_count() == 0) {
         std::string where;
         for (const auto& r : roots) where += (where.empty() ? "" : ", ") + r;

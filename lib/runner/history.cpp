@@ -106,13 +106,14 @@ std::string headline_of(const ResultFolder& r, const std::vector<ExperimentKind>
 // own folders (weights, figures) are not searched. A folder that vanishes
 // while it is listed (a set deleted, a sweep's staging folder renamed) is
 // passed over; one that cannot be read is named.
-void find_sets(const fs::path& folder, std::vector<std::pair<std::string, ResultFolder>>& found) {
+void find_sets(const fs::path& folder, std::vector<std::pair<std::string, ResultFolder>>& found, std::vector<std::string>& unreadable) {
     if (auto r = find_result_folder_manifest(folder.string())) {
         const std::string started = r->manifest.value("started_utc", Json("")).is_string() ? r->manifest.value("started_utc", "") : "";
         found.emplace_back(started, std::move(*r));
         return;
     }
     std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(folder / "manifest.json", ec))) unreadable.push_back(folder.string());
     std::vector<fs::path> inner;
     for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
         // A hidden folder is a sweep's staging folder or a replaced set on
@@ -125,21 +126,23 @@ void find_sets(const fs::path& folder, std::vector<std::pair<std::string, Result
     }
     if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) return;
     if (ec) throw Error(folder.string() + ": " + ec.message());
-    for (const auto& f : inner) find_sets(f, found);
+    for (const auto& f : inner) find_sets(f, found, unreadable);
 }
 
 }  // namespace
 
 report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds,
-                             const std::vector<std::string>& also) {
+                             const std::vector<std::string>& also, std::vector<std::string>* unreadable) {
     std::vector<std::pair<std::string, ResultFolder>> found;
+    std::vector<std::string> passed_over;
     for (const std::string& root : roots) {
         std::error_code ec;
         if (fs::exists(root, ec) && !fs::is_directory(root, ec))
             throw Error(root + ": a file, not a folder (results lists the folders that sweeps wrote with --out)");
         if (!fs::is_directory(root, ec)) throw Error(root + ": no such folder (results lists the folders that sweeps wrote with --out)");
-        find_sets(root, found);
+        find_sets(root, found, passed_over);
     }
+    if (unreadable) *unreadable = std::move(passed_over);
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
         return std::tie(a.first, a.second.path) < std::tie(b.first, b.second.path);
     });

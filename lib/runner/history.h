@@ -24,9 +24,11 @@ namespace ffn::runner {
 // 0.2251, ..."). Then a column per key of the config as run (config/lr,
 // config/sweep/model.width) whose value differs between the folders, as
 // `dvc exp show` shows what varied, and each key named in `also` (from
-// --columns) whether it varied or not.
+// --columns) whether it varied or not. A folder holding a manifest.json
+// that cannot be read as one is no row either; with `unreadable`, its path
+// is added there, for the caller to say.
 report::Table result_folders(const std::vector<std::string>& roots, const std::vector<ExperimentKind>* kinds = nullptr,
-                             const std::vector<std::string>& also = {});
+                             const std::vector<std::string>& also = {}, std::vector<std::string>* unreadable = nullptr);
 
 // How two result folders' manifests differ in what ran and how (`diff A B`
 // of two folders): a row per key whose values differ, among the

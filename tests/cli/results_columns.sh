@@ -17,4 +17,11 @@ case "$header" in *"config/target"*) echo "a key both folders share has a column
 echo "$out" | grep -q "/b,.*,0.01,200$" || { echo "folder b's row lacks its lr and steps: $out"; exit 1; }
 out=$("$ffnlab" results "$work/results" -f csv --columns config/target,config/steps) || { echo "--columns config/target: $out"; exit 1; }
 [ "$(echo "$out" | sed -n 2p)" = "sin(3*x),100" ] || { echo "--columns config/target,config/steps: $out"; exit 1; }
-echo "results_columns.sh: the varied keys as columns, and any config key by --columns"
+# A set whose manifest is damaged is left out, and said to be, not dropped
+# from the list in silence.
+cp -r "$work/results/b" "$work/results/c"
+echo '{"experiment": "width_sweep", "output_fi' > "$work/results/c/manifest.json"
+out=$("$ffnlab" results "$work/results" -f csv 2> "$work/err") || { echo "results with a damaged manifest failed: $out"; exit 1; }
+[ "$(echo "$out" | wc -l)" -eq 3 ] || { echo "expected the two whole sets' rows: $out"; exit 1; }
+grep -q "results/c: its manifest.json is not one ffn-lab wrote" "$work/err" || { echo "the damaged set is not named: $(cat "$work/err")"; exit 1; }
+echo "results_columns.sh: the varied keys as columns, any config key by --columns, a damaged set named"
