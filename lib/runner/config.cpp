@@ -15,6 +15,7 @@
 #include "io/bundle.h"
 #include "io/json.h"
 #include "report/table_io.h"
+#include "report/text.h"
 #include "runner/experiment.h"
 
 namespace ffn::runner {
@@ -596,21 +597,34 @@ Plan make_plan(const Json& root_in, const std::string& source_path, const std::v
     for (const auto& o : given_overrides) expand_nested(o, schema, overrides);
     apply_overrides(overrides, schema, plan.kind->name, root, flat);
 
-    const Json resolved = resolve_keys(flat, root, schema, source);
-    const std::vector<Axis> axes = read_axes(root, schema, source, plan.kind->name);
-    read_seeds(plan, resolved, axes);
-    std::set<std::string> given;  // what the config sets, for keys_from_files
-    for (const auto& item : flat.items()) given.insert(item.key());
-    for (const auto& axis : axes) given.insert(axis.keys.begin(), axis.keys.end());
-    expand_grid(plan, resolved, axes, given);
-    record_config(plan, root, flat, given_overrides);
-    read_judging_blocks(plan, root, schema);
-    if (plan.kind->validate) {
-        try {
-            plan.kind->validate(plan);
-        } catch (const Error& e) {
-            throw Error(source + ": " + e.what(), e.code());
+    try {
+        const Json resolved = resolve_keys(flat, root, schema, source);
+        const std::vector<Axis> axes = read_axes(root, schema, source, plan.kind->name);
+        read_seeds(plan, resolved, axes);
+        std::set<std::string> given;  // what the config sets, for keys_from_files
+        for (const auto& item : flat.items()) given.insert(item.key());
+        for (const auto& axis : axes) given.insert(axis.keys.begin(), axis.keys.end());
+        expand_grid(plan, resolved, axes, given);
+        record_config(plan, root, flat, given_overrides);
+        read_judging_blocks(plan, root, schema);
+        if (plan.kind->validate) {
+            try {
+                plan.kind->validate(plan);
+            } catch (const Error& e) {
+                throw Error(source + ": " + e.what(), e.code());
+            }
         }
+    } catch (const Error& e) {
+        // The messages name the config file; a value the command line gave
+        // is named as given, so that nobody looks for it in the file.
+        for (auto o = given_overrides.rbegin(); o != given_overrides.rend(); ++o) {
+            std::string key = o->path;
+            for (const char* block : {"sweep.", "zip."})
+                if (key.starts_with(block)) key = key.substr(std::string(block).size());
+            if (std::string(e.what()).find("key '" + key + "'") != std::string::npos)
+                throw Error(std::string(e.what()) + " (from --set " + report::printable(o->text) + ")", e.code());
+        }
+        throw;
     }
     return plan;
 }
