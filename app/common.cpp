@@ -54,6 +54,7 @@ std::string resolve_config(const std::string& given) {
         if (!rest.empty() && rest != ".")
             if (const auto found = runner::find_bundled_config(bundled, rest.generic_string(), tried)) return *found;
     }
+    if (fs::is_directory(status)) throw Error(given + ": a folder, not a config file (give the .json file inside it)");
     // A path the user wrote out, absolute or into a folder that is there,
     // is theirs: the loader says why it cannot be opened.
     const fs::path parent = fs::path(given).parent_path();
