@@ -18,6 +18,7 @@
 #include "report/table_io.h"
 #include "runner/execute.h"
 #include "runner/run_cache.h"
+#include "support.h"
 #include "toy_kind.h"
 
 using namespace ffn::runner;
@@ -30,8 +31,11 @@ Plan toy_plan(const char* json) {
     return make_plan(Json::parse(json), "cfg.json", {}, kinds);
 }
 
+// Under a folder of this process's own: the same test of two build trees
+// running at once must not remove or chmod each other's folders.
 fs::path fresh_folder(const char* name) {
-    const fs::path dir = fs::temp_directory_path() / name;
+    static const ffn::test::TempDir root;
+    const fs::path dir = root.path() / name;
     fs::remove_all(dir);
     return dir;
 }
