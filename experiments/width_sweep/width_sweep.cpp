@@ -655,6 +655,16 @@ namespace {
 void validate_data(const runner::Plan& plan) {
     for (const runner::Run* run : plan.first_run_of_each_point()) make_fit_data(*run);
 }
+
+// A piecewise-linear net's kinks counted on grid_points points, net by
+// net: 1.8 (m + 8) units of cost a point, measured against a ReLU unit's
+// training step (steps=0, m = 16 and 256, 1 and 16 seeds of 10^7 points,
+// one thread). A process's first grid costs about 0.45 s more per 10^7
+// points besides, once, which no run's cost can carry.
+double kink_grid_cost(const runner::Run& r) {
+    if (!nn::is_piecewise_linear(nn::parse_activation(r.string("activation")))) return 0.0;
+    return 1.8 * static_cast<double>(r.integer("grid_points")) * (static_cast<double>(r.integer("model.width")) + 8.0);
+}
 }  // namespace
 
 std::function<double(double)> target_curve(const runner::Run& run, const FitData& data) {
@@ -786,26 +796,24 @@ runner::ExperimentKind make() {
             // 64 seeds x 5000 steps at m = 4 and 32 on one thread (AVX-512),
             // tanh 5.8, SiLU 6.7, GELU 11.2 times a ReLU unit. Then the
             // evaluation, a step's worth, and a piecewise-linear net's kink
-            // count on grid_points points: about 0.6 (m + 45) units a point
-            // (steps=0, m = 16 and 1000, 10^6 and 10^7 points, one thread),
-            // which a sweep with a dense grid and few steps is mostly. bench
-            // estimate holds the sweep estimates this feeds to the wall time.
+            // count (kink_grid_cost), which a sweep with a dense grid and few
+            // steps is mostly. bench estimate holds the sweep estimates this
+            // feeds to the wall time.
             .cost = [](const runner::Run& r) {
                 const auto activation = nn::parse_activation(r.string("activation"));
                 const double m = static_cast<double>(r.integer("model.width"));
-                double per_unit = 1.0, grid = 0.0;
+                double per_unit = 1.0;
                 if (!nn::is_piecewise_linear(activation)) {
                     const std::string name(nn::to_string(activation));
                     per_unit = name == "gelu" ? 11.0 : name == "silu" || name == "gelu_tanh" ? 7.0 : 6.0;
-                } else {
-                    grid = 0.6 * static_cast<double>(r.integer("grid_points")) * (m + 45.0);
                 }
                 return (static_cast<double>(r.integer("steps")) + 1.0) * static_cast<double>(r.integer("samples")) *
-                           (per_unit * m + 1.0) + grid;
+                           (per_unit * m + 1.0) + kink_grid_cost(r);
             },
             // A block of the narrow kernel trains its lanes' worth of seeds
-            // whether or not each lane holds one.
+            // whether or not each lane holds one; the kinks are counted net by net.
             .cost_lanes = [] { return train::narrow_lanes(); },
+            .cost_alone = kink_grid_cost,
             // PyTorch times the same 1-m-1 nets, float32, full batch.
             .torch_nets =
                 [](const runner::Plan& plan) {

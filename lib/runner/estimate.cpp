@@ -43,14 +43,18 @@ void for_each_point(const Plan& plan, F&& f) {
 }
 
 // Every run's cost, summed, but for the runs flagged in `skip`; a point's
-// runs are counted up to the kind's cost_lanes.
+// runs are counted up to the kind's cost_lanes, but for the part each run
+// pays alone.
 double plan_cost(const Plan& plan, const std::vector<bool>& skip = {}) {
     const std::size_t lanes = plan.kind->cost_lanes ? std::max<std::size_t>(1, plan.kind->cost_lanes()) : 1;
     double total = 0;
     for_each_point(plan, [&](std::size_t begin, std::size_t end) {
         std::size_t runs = 0;
         for (std::size_t i = begin; i < end; ++i) runs += skip.empty() || !skip[i] ? 1 : 0;
-        total += run_cost(plan, plan.runs[begin]) * static_cast<double>((runs + lanes - 1) / lanes * lanes);
+        const Run& run = plan.runs[begin];
+        const double alone = plan.kind->cost_alone ? plan.kind->cost_alone(run) : 0.0;
+        total += (run_cost(plan, run) - alone) * static_cast<double>((runs + lanes - 1) / lanes * lanes) +
+                 alone * static_cast<double>(runs);
     });
     return total;
 }

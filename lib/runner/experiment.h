@@ -126,6 +126,10 @@ struct ExperimentKind {
     // lanes of a register that run_batch fills with runs: 10 seeds cost
     // what 16 do). Empty: each run its own cost.
     std::function<std::size_t()> cost_lanes = {};
+    // Optional, with cost_lanes: the part of `cost` a run pays alone,
+    // outside the lanes (the width sweep counts each net's kinks on its own
+    // grid), so that 10 seeds of a dense grid cost 10 grids, not 16.
+    std::function<double(const Run&)> cost_alone = {};
     // Optional: the PyTorch reference of `bench sweep` (TorchNets).
     std::function<TorchNets(const Plan&)> torch_nets = {};
     // Optional: the floating-point operations a run's arithmetic does (its
