@@ -37,7 +37,7 @@ std::string shard_path(const std::string& folder, const std::string& index, cons
 Checkpoint Checkpoint::open(const std::string& given) {
     const std::string path = bundle::locate(given);
     Checkpoint c;
-    c.path_ = path;
+    c.path_ = bundle::shown(path);
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (!fs::exists(status)) throw Error(path + ": no such file or folder (expected a safetensors file or a checkpoint folder)");

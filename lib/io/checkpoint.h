@@ -24,6 +24,8 @@ public:
     // leaves the folder (absolute, "..", a subfolder) or is missing.
     static Checkpoint open(const std::string& path);
 
+    // The path as the user named it, for tables and messages: a built-in
+    // checkpoint's copy lives in a temporary folder named anew each process.
     const std::string& path() const { return path_; }
     // The folder of the weights (and of config.json).
     const std::string& folder() const { return folder_; }
