@@ -201,6 +201,9 @@ runner::ExperimentKind make() {
             .schema = std::move(schema),
             .headlines = {{"layer", {"source", "d", "hidden", "activation", "inputs", "positive", "unit_share_median", "units_never", "affine_relative_rms"}},
                           {"intervention", {"space", "edit", "coefficient_mean", "readout_predicted", "readout_recomputed", "identity_error"}}},
+            // A file's d, m and activation (and an inputs file's row count)
+            // are the run's, as in firing_fraction.
+            .keys_from_files = layer_keys_from_files,
             .validate =
                 [](const runner::Plan& plan) {
                     refuse_ffn_beyond_memory(plan);

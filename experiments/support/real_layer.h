@@ -46,15 +46,22 @@ struct FoundLayer {
 // for a run with no weights or with ffn-lab's own or nn.Sequential's names
 // (read as today, into a d-m-d MLP).
 inline std::optional<FoundLayer> checkpoint_layer(const std::string& weights, const std::string& layout, std::int64_t layer) {
-    if (weights.empty() || layout == "sequential") {
-        if (layer >= 0) throw Error("key 'layer': a layer is read from a checkpoint's 'weights' of layout gpt2, gpt_neox or llama");
+    if (weights.empty()) {
+        if (layer >= 0) throw Error("key 'layer': a layer is read from a checkpoint's 'weights', and no weights are given (--set ~layer)");
         return std::nullopt;
     }
-    io::Checkpoint checkpoint = io::Checkpoint::open(weights);
-    if (layout.empty() && layer < 0 && (checkpoint.has("up.weight") || checkpoint.has("0.weight"))) return std::nullopt;
-    nn::LayerSpec spec = nn::find_layer(checkpoint, layer >= 0 ? std::optional<std::size_t>(static_cast<std::size_t>(layer)) : std::nullopt,
+    std::optional<io::Checkpoint> checkpoint;
+    if (layout != "sequential") checkpoint = io::Checkpoint::open(weights);
+    if (!checkpoint || (layout.empty() && (checkpoint->has("up.weight") || checkpoint->has("0.weight")))) {
+        if (layer >= 0)
+            throw Error(fmt::format("key 'layer': {} is one d-m-d model (ffn-lab's or nn.Sequential's names), not a checkpoint of "
+                                    "numbered layers: leave 'layer' out (--set ~layer)",
+                                    weights));
+        return std::nullopt;
+    }
+    nn::LayerSpec spec = nn::find_layer(*checkpoint, layer >= 0 ? std::optional<std::size_t>(static_cast<std::size_t>(layer)) : std::nullopt,
                                         layout.empty() ? std::nullopt : std::optional<std::string>(layout));
-    return FoundLayer{std::move(checkpoint), std::move(spec)};
+    return FoundLayer{std::move(*checkpoint), std::move(spec)};
 }
 inline std::optional<FoundLayer> checkpoint_layer(const runner::Run& run) {
     return checkpoint_layer(run.string("weights"), run.string("layout"), run.integer("layer"));
