@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "io/bundle.h"
 #include "runner/check.h"
 #include "runner/config.h"
 #include "runner/schema.h"
@@ -78,20 +79,28 @@ std::size_t terminal_width() {
 
 namespace {
 // The interrupt's line, made before the signal can come: a handler may only
-// write(2) and _exit(2).
+// call what is async-signal-safe (write, unlink, rmdir, signal, raise).
+// The carried files' folder goes too (exit's destructors do not run); then
+// the signal ends the process as it would have, for the shell to see.
 char interrupt_line[4096];
 std::size_t interrupt_length = 0;
-void on_interrupt(int) {
+void on_interrupt(int signal) {
     (void)!::write(STDERR_FILENO, interrupt_line, interrupt_length);
-    ::_exit(130);
+    io::bundle::remove_folder_in_signal();
+    std::signal(signal, SIG_DFL);
+    ::raise(signal);
 }
 }  // namespace
+
+void end_on_signals() {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+}
 
 void say_on_interrupt(const std::string& message) {
     const std::string line = "\n" + message.substr(0, sizeof interrupt_line - 2) + "\n";
     std::memcpy(interrupt_line, line.data(), line.size());
     interrupt_length = line.size();
-    std::signal(SIGINT, on_interrupt);
 }
 
 Progress::Progress(bool enabled)

@@ -28,8 +28,13 @@ std::string bundled_configs();
 // terminal says, else 80.
 std::size_t terminal_width();
 
-// On Ctrl-C (SIGINT), writes `message` as a line on stderr and exits with
-// 130, the shell's code for it: a sweep says what it kept.
+// On Ctrl-C (SIGINT) or SIGTERM: removes the folder of carried files
+// (io/bundle.h) and ends by the signal (the shell's 130 or 143). Set once,
+// first thing.
+void end_on_signals();
+
+// From then on, the line the signal writes on stderr first: a sweep says
+// what it kept.
 void say_on_interrupt(const std::string& message);
 
 // Draws "runs 3/50, 1.2 s elapsed, ETA 3.4 s" on stderr after the first

@@ -23,6 +23,7 @@
 #include "cmd_merge.h"
 #include "cmd_results.h"
 #include "cmd_serve.h"
+#include "common.h"
 #include "cmd_sweep.h"
 #include "core/error.h"
 #include "ffnlab/build_info.h"
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
     // A reader that has gone (gnuplot, a pipe's other end) is an error
     // to report, not a signal that ends ffn-lab without a word.
     std::signal(SIGPIPE, SIG_IGN);
+    end_on_signals();
     ffn::keep_freed_memory();
     CLI::App app{"ffn-lab: experiments on the transformer feed-forward (MLP) layer"};
     app.set_version_flag("--version", version_text());

@@ -3,7 +3,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <system_error>
+#include <unistd.h>
+#include <vector>
 
 #include "core/error.h"
 #include "io/atomic_file.h"
@@ -32,9 +35,12 @@ bool carries(const std::string& path) {
 
 // Where folder() unpacked, once it has: shown() must not unpack to answer.
 std::atomic<const std::string*> unpacked_at{nullptr};
+// Its paths, files first and folders deepest first, once it is whole: what
+// a signal handler removes.
+std::atomic<const std::vector<std::string>*> removal_list{nullptr};
 
 // The folder, removed at exit (a static's destructor: after main returns
-// or exit() is called; a killed process leaves it in the temp folder).
+// or exit() is called), or by remove_folder_in_signal.
 class Unpacked {
 public:
     Unpacked() {
@@ -42,16 +48,24 @@ public:
         std::string pattern = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/ffn-lab-bundle-XXXXXX";
         if (!::mkdtemp(pattern.data())) throw Error(pattern + ": cannot make a private folder for ffn-lab's carried configs");
         path_ = pattern;
+        std::set<std::string> folders;
         for (std::size_t i = 0; i < kFileCount; ++i) {
             const fs::path file = fs::path(path_) / std::string(kFiles[i].path);
             std::error_code ec;
             fs::create_directories(file.parent_path(), ec);
             if (ec) throw Error(file.parent_path().string() + ": cannot make the folder (" + ec.message() + ")");
             write_file_atomically(file.string(), std::string(kFiles[i].bytes));
+            paths_.push_back(file.string());
+            for (fs::path f = file.parent_path(); f.string().size() > path_.size(); f = f.parent_path()) folders.insert(f.string());
         }
+        std::vector<std::string> deepest_first(folders.rbegin(), folders.rend());  // a folder sorts before what it holds
+        paths_.insert(paths_.end(), deepest_first.begin(), deepest_first.end());
+        paths_.push_back(path_);
         unpacked_at = &path_;
+        removal_list = &paths_;
     }
     ~Unpacked() {
+        removal_list = nullptr;
         unpacked_at = nullptr;
         std::error_code ec;
         fs::remove_all(path_, ec);
@@ -60,9 +74,17 @@ public:
 
 private:
     std::string path_;
+    std::vector<std::string> paths_;
 };
 
 }  // namespace
+
+void remove_folder_in_signal() noexcept {
+    const std::vector<std::string>* paths = removal_list.exchange(nullptr);
+    if (!paths) return;
+    for (const std::string& p : *paths)
+        if (::unlink(p.c_str()) != 0) ::rmdir(p.c_str());
+}
 
 const std::string& folder() {
     static const Unpacked unpacked;

@@ -29,6 +29,11 @@ std::optional<std::string_view> find(std::string_view path);
 // folder when it cannot be written.
 const std::string& folder();
 
+// For a signal handler that ends the process: removes what folder() made
+// with unlink(2) and rmdir(2) alone (async-signal-safe), from the list of
+// its paths made as it was filled. Nothing to do before folder() is called.
+void remove_folder_in_signal() noexcept;
+
 // Where to read a config's data path from: `path` itself when it is
 // absolute or exists from the working folder; else, when ffn-lab carries
 // a file or folder of that relative path (the layer lab's

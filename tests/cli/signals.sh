@@ -1,0 +1,32 @@
+#!/bin/sh
+# Ctrl-C (SIGINT) or SIGTERM during a run of a config built into the
+# binary: ffn-lab ends by that signal (the shell's 130 or 143), and the
+# private folder it unpacked the carried files into is gone with it.
+# Usage: signals.sh FFN_LAB WORK_FOLDER
+set -u
+ffnlab=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work/tmp" "$work/here"
+TMPDIR=$work/tmp
+export TMPDIR
+cd "$work/here" || exit 1  # outside a checkout: the built-in layer_units
+for signal in INT TERM; do
+    "$ffnlab" sweep layer_units --set permutations=99999 --set seeds=0:50 > /dev/null 2> "$work/err" &
+    pid=$!
+    tries=0
+    until ls "$work/tmp" | grep -q '^ffn-lab-bundle-'; do
+        tries=$((tries + 1))
+        [ "$tries" -le 500 ] || { kill -KILL "$pid"; echo "$signal: no carried files' folder after 5 s"; exit 1; }
+        sleep 0.01
+    done
+    sleep 0.3  # into the runs
+    kill -"$signal" "$pid"
+    wait "$pid"
+    rc=$?
+    expected=$([ "$signal" = INT ] && echo 130 || echo 143)
+    [ "$rc" = "$expected" ] || { echo "$signal: exit $rc, expected $expected"; cat "$work/err"; exit 1; }
+    grep -q 'interrupted' "$work/err" || { echo "$signal: no line saying what was kept"; cat "$work/err"; exit 1; }
+    [ -z "$(ls "$work/tmp")" ] || { echo "$signal: left in TMPDIR: $(ls "$work/tmp")"; exit 1; }
+done
+echo "signals: INT and TERM end the run and leave no folder behind"
