@@ -181,7 +181,7 @@ SafetensorsHeader read_safetensors_header(const std::string& given) {
     if (!header.is_object()) throw fail("header is not a JSON object");
     const std::uint64_t data_size = file_size - 8 - n;
 
-    SafetensorsHeader out{path, 8 + n, {}, {}};
+    SafetensorsHeader out{bundle::shown(path), 8 + n, {}, {}, path};
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     for (const auto& item : header.items()) {
         const std::string& name = item.key();
@@ -272,7 +272,7 @@ struct Fd {
 };
 
 Fd open_for(const SafetensorsHeader& header, const TensorEntry& entry) {
-    Fd f{::open(header.path.c_str(), O_RDONLY | O_CLOEXEC)};
+    Fd f{::open(header.file.c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) throw Error(header.path + ": tensor '" + entry.name + "': cannot open the file (" + std::strerror(errno) + ")");
     return f;
 }

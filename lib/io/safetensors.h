@@ -51,11 +51,12 @@ struct TensorEntry {
 };
 
 struct SafetensorsHeader {
-    std::string path;
+    std::string path;  // as the user named it, for messages (io/bundle.h's shown)
     std::uint64_t data_start = 0;  // file offset of the data section
     std::vector<TensorEntry> tensors;
     std::map<std::string, std::string> metadata;
     const TensorEntry* find(const std::string& name) const;
+    std::string file = {};  // what is read: a built-in file's temporary copy, else path
 };
 
 // Reads the 8-byte length and the header, nothing of the data section.
