@@ -175,6 +175,14 @@ void refuse_bad_settings(const runner::Run& r) {
         throw Error(fmt::format("key 'direction': space \"hidden\" needs a direction of m = {} values (in the config or as tensor 'direction' of the inputs file)", m));
     if (u != 0 && u != (output_space ? d : m))
         throw Error(fmt::format("key 'direction': {} values, but the {} space has {}", u, r.string("space"), output_space ? d : m));
+    // A zero vector has no direction: the edit and the readout change would
+    // be empty cells, not a finding.
+    for (const char* key : {"readout", "direction"}) {
+        const auto v = vector_of(r, key, std::string(key) == "readout" || output_space ? d : m);
+        if (!v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x == 0; }))
+            throw Error(fmt::format("key '{}': every value is 0{}, which gives no direction", key,
+                                    r.numbers(key).empty() ? fmt::format(" (tensor '{}' of {})", key, r.string("inputs")) : ""));
+    }
     if (r.string("edit") != "set" && r.number("value") != 0)
         throw Error("key 'value': a value is set only with edit \"set\" (project_out sets the coefficient to 0)");
 }

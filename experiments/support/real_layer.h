@@ -131,6 +131,8 @@ inline std::vector<std::vector<double>> checked_rows(const io::SafetensorsHeader
 }
 
 inline bool holds_pair(const io::SafetensorsHeader& header) {
+    if (header.find("inputs") && (header.find("inputs_a") || header.find("inputs_b")))
+        throw Error(header.path + ": holds both 'inputs' and 'inputs_a'/'inputs_b'; keep one form, so that the layer's inputs are one set");
     if (header.find("inputs")) return false;
     if (header.find("inputs_a") || header.find("inputs_b")) return true;
     throw Error(header.path + ": no tensor 'inputs' (with 'group') or 'inputs_a' and 'inputs_b'");

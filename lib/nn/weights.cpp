@@ -27,6 +27,13 @@ void save_weights(const std::string& path, Module<T>& module, const std::map<std
 template <class T>
 void load_weights(const std::string& path, Module<T>& module, const std::map<std::string, std::string>& names,
                   const std::map<std::string, std::string>& aliases) {
+    // A name the model has no parameter of is a misspelling: named as one,
+    // not as the tensor the parameter's own name then misses.
+    std::string parameters;
+    for (const auto& p : module.parameters()) parameters += (parameters.empty() ? "" : ", ") + p.name;
+    for (const auto& mapped : names)
+        if ((", " + parameters + ", ").find(", " + mapped.first + ", ") == std::string::npos)
+            throw Error("key 'names': the model has no parameter '" + mapped.first + "' (its parameters: " + parameters + ")");
     const io::SafetensorsFile file = io::read_safetensors(path);
     for (const auto& p : module.parameters()) {
         std::string stored = p.name;
