@@ -28,13 +28,52 @@ struct Layout {
     bool biases_required;  // false: read where present (Llama's mlp_bias)
     Activation activation;
     const char* config_key;  // config.json's name for the activation
+    // config.json's names for the width, the hidden width (absent or null
+    // in GPT-2's: 4 x the width) and the number of blocks.
+    const char* width_key;
+    const char* hidden_key;
+    const char* layers_key;
 };
+
+// What config.json says of the model must be what the weights are: a
+// config of another model, or of quantized weights whose stored floats are
+// not the model's (GPTQ's and AWQ's scales beside F32 tensors), is refused
+// rather than read as this one.
+void check_config_sizes(const io::Json& config, const std::string& folder, const Layout& l, const LayerSpec& spec, std::size_t blocks) {
+    if (config.contains("quantization_config")) {
+        const io::Json& q = config["quantization_config"];
+        const std::string method = q.is_object() && q.contains("quant_method") && q["quant_method"].is_string()
+                                       ? " (" + q["quant_method"].get<std::string>() + ")" : "";
+        throw Error(fmt::format("{}/config.json: a quantization_config{}: ffn-lab reads a layer's weights as stored floats, and "
+                                "quantized weights' are not the model's",
+                                folder, method));
+    }
+    const auto size = [&](const char* key) -> std::optional<std::size_t> {
+        if (!config.contains(key) || config[key].is_null()) return std::nullopt;
+        if (!config[key].is_number_unsigned())
+            throw Error(fmt::format("{}/config.json: {} is {}, not a size", folder, key, config[key].dump()));
+        return config[key].get<std::size_t>();
+    };
+    const auto width = size(l.width_key), blocks_said = size(l.layers_key);
+    const auto hidden = size(l.hidden_key) ? size(l.hidden_key) : std::string(l.name) == "gpt2" && width ? std::optional(4 * *width) : std::nullopt;
+    const auto disagree = [&](const char* key, std::size_t said, const std::string& weights) {
+        return Error(fmt::format("{}/config.json: {} is {}, but the weights {}; the config is not this checkpoint's", folder, key, said, weights));
+    };
+    if (width && *width != spec.d) throw disagree(l.width_key, *width, fmt::format("are {} wide", spec.d));
+    if (hidden && *hidden != spec.hidden)
+        throw disagree(size(l.hidden_key) ? l.hidden_key : l.width_key, size(l.hidden_key) ? *hidden : *width,
+                       fmt::format("have {} hidden units{}", spec.hidden, size(l.hidden_key) ? "" : " (GPT-2's default is 4 x n_embd)"));
+    if (blocks_said && *blocks_said < blocks) throw disagree(l.layers_key, *blocks_said, fmt::format("hold {} blocks", blocks));
+}
 
 const std::vector<Layout>& layouts() {
     static const std::vector<Layout> table = {
-        {"gpt2", {"transformer.h.", "h."}, nullptr, "c_fc", "c_proj", true, true, Activation::gelu_tanh, "activation_function"},
-        {"gpt_neox", {"gpt_neox.layers.", "layers."}, nullptr, "dense_h_to_4h", "dense_4h_to_h", false, true, Activation::gelu, "hidden_act"},
-        {"llama", {"model.layers.", "layers."}, "gate_proj", "up_proj", "down_proj", false, false, Activation::silu, "hidden_act"},
+        {"gpt2", {"transformer.h.", "h."}, nullptr, "c_fc", "c_proj", true, true, Activation::gelu_tanh, "activation_function",
+         "n_embd", "n_inner", "n_layer"},
+        {"gpt_neox", {"gpt_neox.layers.", "layers."}, nullptr, "dense_h_to_4h", "dense_4h_to_h", false, true, Activation::gelu, "hidden_act",
+         "hidden_size", "intermediate_size", "num_hidden_layers"},
+        {"llama", {"model.layers.", "layers."}, "gate_proj", "up_proj", "down_proj", false, false, Activation::silu, "hidden_act",
+         "hidden_size", "intermediate_size", "num_hidden_layers"},
     };
     return table;
 }
@@ -196,6 +235,7 @@ LayerSpec find_layer(const io::Checkpoint& checkpoint, std::optional<std::size_t
         }
         spec.activation = known->second;
     }
+    if (const auto& config = checkpoint.config()) check_config_sizes(*config, checkpoint.folder(), l, spec, count);
     return spec;
 }
 

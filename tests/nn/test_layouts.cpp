@@ -3,6 +3,7 @@
 // (tests/nn/fixtures/make_layer_fixtures.py wrote the checkpoints and
 // PyTorch's outputs; these tests need no Python).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
@@ -187,6 +188,29 @@ TEST_CASE("config.json's activation is read, and one ffn-lab does not compute is
                       doctest::Contains("config.json: hidden_act \"quick_gelu\" is not an activation ffn-lab computes"));
     std::filesystem::remove(folder + "/config.json");  // then the layout's own: exact GELU
     CHECK(nn::find_layer(io::Checkpoint::open(folder), 1).activation == nn::Activation::gelu);
+}
+
+TEST_CASE("config.json's sizes must be the weights', and a quantization_config is refused") {
+    test::TempDir dir;
+    const std::string neox = copy_fixture(dir, "gpt_neox_f32"), gpt2 = copy_fixture(dir, "gpt2_f32");
+    const auto spec_of = [](const std::string& folder, const std::string& config) {
+        io::write_file_atomically(folder + "/config.json", config);
+        return nn::find_layer(io::Checkpoint::open(folder), 1);
+    };
+    const std::size_t hidden = nn::find_layer(io::Checkpoint::open(neox), 1).hidden;
+    CHECK(spec_of(neox, fmt::format(R"({{"hidden_size": 8, "intermediate_size": {}, "num_hidden_layers": 2}})", hidden)).d == 8);
+    CHECK(spec_of(neox, R"({"hidden_size": 8, "num_hidden_layers": 7})").d == 8);  // a file may hold fewer blocks than the model
+    CHECK_THROWS_WITH(spec_of(neox, R"({"hidden_size": 4096})"),
+                      doctest::Contains("config.json: hidden_size is 4096, but the weights are 8 wide; the config is not this checkpoint's"));
+    CHECK_THROWS_WITH(spec_of(neox, fmt::format(R"({{"intermediate_size": {}}})", hidden + 1)),
+                      doctest::Contains(fmt::format("intermediate_size is {}, but the weights have {} hidden units", hidden + 1, hidden).c_str()));
+    CHECK_THROWS_WITH(spec_of(neox, R"({"num_hidden_layers": 1})"), doctest::Contains("num_hidden_layers is 1, but the weights hold 2 blocks"));
+    CHECK_THROWS_WITH(spec_of(neox, R"({"hidden_size": "8"})"), doctest::Contains("config.json: hidden_size is \"8\", not a size"));
+    CHECK_THROWS_WITH(spec_of(neox, R"({"quantization_config": {"quant_method": "gptq", "bits": 4}})"),
+                      doctest::Contains("config.json: a quantization_config (gptq)"));
+    // GPT-2's n_inner, absent or null, is 4 n_embd (the fixtures' 32).
+    CHECK(spec_of(gpt2, R"({"n_embd": 8, "n_inner": null, "n_layer": 2})").hidden == 32);
+    CHECK_THROWS_WITH(spec_of(gpt2, R"({"n_embd": 8, "n_inner": 64})"), doctest::Contains("n_inner is 64, but the weights have 32 hidden units"));
 }
 
 TEST_CASE("shapes that disagree, NaN weights and quantised tensors are refused by name") {
