@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -430,18 +431,27 @@ struct Server::Impl {
     void answer(Request& request, Response& res) {
         try {
             if (guard && guard(request, res)) return;
-            bool path_known = false;
+            std::vector<std::string> allowed;  // the methods of the routes the path matches
             for (const Route& route : routes) {
                 std::smatch m;
                 if (!std::regex_match(request.path, m, route.pattern)) continue;
-                path_known = true;
+                allowed.push_back(route.method);
+                if (route.method == "GET") allowed.push_back("HEAD");
                 if (route.method != request.method) continue;
                 for (const auto& group : m) request.matches.push_back(group.str());
                 return route.handler(request, res);
             }
             res = Response{};
-            refuse(res, path_known ? 405 : 404, fmt::format("{} {}: no such page or call", request.method, request.path));
-            res.status = path_known ? 405 : 404;
+            if (allowed.empty()) {
+                refuse(res, 404, fmt::format("{} {}: no such page or call", request.method, request.path));
+                res.status = 404;
+                return;
+            }
+            // RFC 9110 15.5.6: a 405 names the methods the address takes.
+            const std::string methods = fmt::format("{}", fmt::join(allowed, ", "));
+            refuse(res, 405, fmt::format("{} {}: this address takes {}", request.method, request.path, methods));
+            res.status = 405;
+            res.headers.emplace_back("Allow", methods);
         } catch (const std::exception& e) {
             res = Response{};
             refuse(res, 500, std::string("the server could not answer: ") + e.what());

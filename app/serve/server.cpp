@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "io/json.h"
 
 namespace ffn::serve {
 
@@ -26,14 +27,11 @@ void reply(http::Response& res, int status, const Json& body) {
 
 void refuse(http::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
 
-// The body as JSON; an empty body is an empty object.
+// The body as JSON, read as a config file is (a repeated key refused, the
+// position of a fault named); an empty body is an empty object.
 Json body_of(const http::Request& req) {
     if (req.body.empty()) return Json::object();
-    try {
-        return Json::parse(req.body);
-    } catch (const Json::exception& e) {  // a parse error, or a number beyond double (1e400)
-        throw Error(std::string("the request body: not JSON we can read (") + e.what() + ")");
-    }
+    return io::parse_json(req.body, "the request body");
 }
 
 // The kind named, or the first with a live page.
@@ -45,7 +43,9 @@ const runner::ExperimentKind& live_kind(const std::string& name, const std::vect
         offered += (offered.empty() ? "" : ", ") + kind.name;
     }
     if (name.empty()) throw Error("serve: no experiment kind has a live page");
-    throw Error("--experiment " + name + ": no live page for it (" + (offered.empty() ? "none has one" : "these have one: " + offered) + ")");
+    const bool known = std::any_of(kinds.begin(), kinds.end(), [&](const auto& kind) { return kind.name == name; });
+    throw Error("--experiment " + name + (known ? ": no live page for it (" : ": no such experiment kind (") +
+                (offered.empty() ? "none has a live page" : "these have a live page: " + offered) + ")");
 }
 
 const char* const kNoSession = "no such session (it ended after a minute unwatched); press Reset";

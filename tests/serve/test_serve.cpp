@@ -147,6 +147,20 @@ TEST_CASE("serve: a net that diverges stops and says so - unknown sessions and b
     for (const auto& target : o["targets"]) CHECK_NOTHROW(experiments::width_sweep::live_config({{"target", target}}));
 }
 
+TEST_CASE("serve: --experiment names a kind with a live page; another kind, or none, is told apart") {
+    const auto refusal = [](const std::string& kind) {
+        try {
+            serve::Server server({.experiment = kind, .host = "127.0.0.1", .port = 0}, experiments::all_kinds());
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("served");
+    };
+    CHECK(refusal("width_sweep") == "served");
+    CHECK(refusal("layer_lab").starts_with("--experiment layer_lab: no live page for it (these have a live page: width_sweep"));
+    CHECK(refusal("nope").starts_with("--experiment nope: no such experiment kind (these have a live page: width_sweep"));
+}
+
 TEST_CASE("serve: a port already taken is refused in one line") {
     Running r;
     try {
@@ -169,7 +183,23 @@ TEST_CASE("serve: hostile requests get a status, never the server: bytes not UTF
     const auto huge = r.client.Post("/api/sessions", "{\"lr\": 1e400}", "application/json");
     REQUIRE(huge);
     CHECK(huge->status == 400);
-    CHECK(huge->body.find("not JSON we can read") != std::string::npos);
+    CHECK(huge->body.find("the request body: invalid JSON") != std::string::npos);
+    // Read as a config file is: a repeated key is refused, and no parser's
+    // internal names reach the client.
+    const auto twice = r.client.Post("/api/sessions", R"({"lr": 0.1, "lr": 0.2})", "application/json");
+    REQUIRE(twice);
+    CHECK(twice->status == 400);
+    CHECK(twice->body.find("key 'lr' appears twice in one object") != std::string::npos);
+    const auto broken = r.client.Post("/api/sessions", "{width", "application/json");
+    REQUIRE(broken);
+    CHECK(broken->body.find("the request body") != std::string::npos);
+    CHECK(broken->body.find("json.exception") == std::string::npos);
+    // A method the address does not take: 405, with the ones it does.
+    const auto wrong_method = r.client.Delete("/api/options");
+    REQUIRE(wrong_method);
+    CHECK(wrong_method->status == 405);
+    CHECK(wrong_method->get_header_value("Allow") == "GET, HEAD");
+    CHECK(wrong_method->body.find("DELETE /api/options: this address takes GET, HEAD") != std::string::npos);
     const auto form = r.client.Post("/api/sessions", "width=3", "application/x-www-form-urlencoded");
     REQUIRE(form);
     CHECK(form->status == 415);
