@@ -94,6 +94,7 @@ runner::ExperimentKind make() {
             .validate = [](const runner::Plan& plan) {
                 refuse_ffn_beyond_memory(plan);
                 for (const runner::Run* r : plan.first_run_of_each_point()) refuse_inputs_without_layer(*r);
+                refuse_seeds_of_a_given_layer(plan);
             },
             .run = by_dtype<compute<float>, compute<double>>,
             .seed_statistics = runner::SeedStatistics{

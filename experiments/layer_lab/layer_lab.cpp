@@ -216,6 +216,7 @@ runner::ExperimentKind make() {
                 [](const runner::Plan& plan) {
                     refuse_ffn_beyond_memory(plan);
                     for (const runner::Run* r : plan.first_run_of_each_point()) refuse_bad_settings(*r);
+                    refuse_seeds_of_a_given_layer(plan);
                 },
             .run = by_dtype<compute<float>, compute<double>>,
             .aggregate = aggregate};

@@ -217,6 +217,16 @@ inline std::size_t input_row_count(const std::string& path, std::size_t d) {
     return detail::rows_entry(header, "inputs", d).shape[0];
 }
 
+// A checkpoint's layer on an inputs file draws nothing at random: every seed
+// would repeat one run (and a spread over seeds of identical numbers).
+inline void refuse_seeds_of_a_given_layer(const runner::Plan& plan) {
+    if (plan.seeds.size() < 2) return;
+    for (const runner::Run* r : plan.first_run_of_each_point())
+        if (!r->string("inputs").empty() && checkpoint_layer(*r))
+            throw Error("key 'seeds': a checkpoint's layer on an inputs file draws nothing at random, so every seed would repeat "
+                        "one run; give one seed (--set seeds=[0])");
+}
+
 // The keys_from_files of the kinds that read a checkpoint's layer or a
 // d-m-d model (firing_fraction, layer_lab): a checkpoint's layer fixes d,
 // m and the activation (and an inputs file the tokens); any other weights
