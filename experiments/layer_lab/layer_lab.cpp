@@ -207,7 +207,7 @@ runner::ExperimentKind make() {
     return {.name = "layer_lab",
             .description = "one MLP layer as it is (a checkpoint's, or fresh) on its inputs: how its units fire, an intervention along a direction with the readout change predicted and recomputed, the best affine fit",
             .schema = std::move(schema),
-            .headlines = {{"layer", {"source", "d", "hidden", "activation", "inputs", "positive", "unit_share_median", "units_never", "affine_relative_rms"}},
+            .headlines = {{"layer", {"positive", "unit_share_median", "units_never", "affine_relative_rms", "activation", "d", "hidden", "inputs", "source"}},
                           {"intervention", {"space", "edit", "coefficient_mean", "readout_predicted", "readout_recomputed", "identity_error"}}},
             // A file's d, m and activation (and an inputs file's row count)
             // are the run's, as in firing_fraction.
