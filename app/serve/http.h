@@ -40,6 +40,9 @@ struct Limits {
 
 struct Request {
     std::string method, path;  // the path percent-decoded
+    // An absolute-form target's host[:port] ("GET http://127.0.0.1:8000/ ..."),
+    // which stands for the Host header's value (RFC 9112 3.2.2); else "".
+    std::string authority;
     std::vector<std::pair<std::string, std::string>> headers;  // names in lower case, in order
     std::map<std::string, std::string> params;                 // the query, decoded
     std::string body;

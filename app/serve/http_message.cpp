@@ -131,11 +131,26 @@ Head parse_head(std::string_view text, const Limits& limits) {
     const std::size_t a = first.find(' '), b = a == std::string_view::npos ? a : first.find(' ', a + 1);
     if (b == std::string_view::npos || first.find(' ', b + 1) != std::string_view::npos)
         return refused(400, "the request line: expected METHOD TARGET HTTP/1.1");
-    const std::string_view method = first.substr(0, a), target = first.substr(a + 1, b - a - 1), version = first.substr(b + 1);
+    const std::string_view method = first.substr(0, a), version = first.substr(b + 1);
+    std::string_view target = first.substr(a + 1, b - a - 1);
     if (!is_token(method)) return refused(400, "the request line: a method that is not a word");
     if (version != "HTTP/1.1" && version != "HTTP/1.0") {
         if (version.starts_with("HTTP/")) return refused(505, "HTTP/1.1 and HTTP/1.0 only");
         return refused(400, "the request line: expected METHOD TARGET HTTP/1.1");
+    }
+    // The absolute form (RFC 9112 3.2.2, which a server must take): its
+    // authority stands for Host, and the rest is the target.
+    constexpr std::string_view kScheme = "http://";
+    std::string origin_form;
+    if (target.size() > kScheme.size() && lowered(target.substr(0, kScheme.size())) == kScheme) {
+        const std::string_view rest = target.substr(kScheme.size());
+        const std::size_t end = std::min(rest.find('/'), rest.find('?'));
+        const std::string_view authority = rest.substr(0, end);
+        if (authority.empty() || authority.find('@') != std::string_view::npos)
+            return refused(400, "the request target: an absolute form needs a host, and no user");
+        request.authority = authority;
+        origin_form = end == std::string_view::npos ? "/" : (rest[end] == '?' ? "/" : "") + std::string(rest.substr(end));
+        target = origin_form;
     }
     if (target.empty() || target[0] != '/') return refused(400, "the request target: expected a path from /");
     if (target.size() > kMaxTarget) return refused(414, fmt::format("the request target: more than {} bytes", kMaxTarget));

@@ -250,7 +250,7 @@ void Server::routes() {
             return true;
         }
         // The loopback names, and the address it listens on (127.0.0.2, say).
-        const std::string host = req.header("Host"), port = ":" + std::to_string(port_);
+        const std::string host = req.authority.empty() ? req.header("Host") : req.authority, port = ":" + std::to_string(port_);
         const std::string own = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
         // With the port, or without it on port 80, where browsers leave it out.
         const auto named = [&](const std::string& name) { return host == name + port || (port_ == 80 && host == name); };

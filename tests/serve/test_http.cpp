@@ -84,7 +84,8 @@ TEST_CASE("serve http: a head that is malformed or too large is refused with its
         {"GET /  HTTP/1.1", 400, "the request line"},
         {"GET / HTTP/1.1 x", 400, "the request line"},
         {"G(T / HTTP/1.1", 400, "a method that is not a word"},
-        {"GET http://evil.example/ HTTP/1.1", 400, "expected a path from /"},
+        {"GET http://user@evil.example/ HTTP/1.1", 400, "an absolute form needs a host, and no user"},
+        {"GET https://127.0.0.1/ HTTP/1.1", 400, "expected a path from /"},
         {"GET /%zz HTTP/1.1", 400, "a bad %-escape"},
         {"GET /x?a=%4 HTTP/1.1", 400, "a bad %-escape"},
         {"GET / HTTP/1.1\r\nHost : x", 400, "expected Name: value"},
@@ -306,4 +307,25 @@ TEST_CASE("serve http: two requests sent at once get two answers in order - Expe
     CHECK(headers.find("Content-Length: ") != std::string::npos);
     CHECK(headers.ends_with("\r\n\r\n"));  // and no page after it
     CHECK(headers.find("<html") == std::string::npos);
+}
+
+TEST_CASE("serve http: an absolute-form target is taken, its authority standing for Host (RFC 9112 3.2.2)") {
+    Running r;
+    const std::string port = std::to_string(r.server.port());
+    const auto status_of = [&](const std::string& head) {
+        const int fd = connect_to(r.server.port());
+        REQUIRE(fd >= 0);
+        send_text(fd, head + "Connection: close\r\n\r\n");
+        const std::string got = answer(fd);
+        ::close(fd);
+        return got.substr(0, got.find("\r\n"));
+    };
+    CHECK(status_of("GET http://127.0.0.1:" + port + "/api/options HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n") == "HTTP/1.1 200 OK");
+    // The scheme in any case; a query with no path is the page's "/".
+    CHECK(status_of("GET HTTP://localhost:" + port + "?x=1 HTTP/1.1\r\nHost: elsewhere\r\n") == "HTTP/1.1 200 OK");
+    // The authority is what the Host check reads: a rebound name is still refused.
+    CHECK(status_of("GET http://evil.example:" + port + "/api/options HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n") ==
+          "HTTP/1.1 403 Forbidden");
+    CHECK(status_of("GET http://me@127.0.0.1:" + port + "/ HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n") == "HTTP/1.1 400 Bad Request");
+    CHECK(status_of("GET http://127.0.0.1:" + port + "/ HTTP/1.1\r\n") == "HTTP/1.1 400 Bad Request");  // a Host header all the same
 }
