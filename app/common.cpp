@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <atomic>
 #include <cstring>
 
 #include <csignal>
@@ -83,9 +84,9 @@ namespace {
 // The carried files' folder goes too (exit's destructors do not run); then
 // the signal ends the process as it would have, for the shell to see.
 char interrupt_line[4096];
-std::size_t interrupt_length = 0;
+std::atomic<std::size_t> interrupt_length{0};  // stored after the line, so a signal never reads half of one
 void on_interrupt(int signal) {
-    (void)!::write(STDERR_FILENO, interrupt_line, interrupt_length);
+    (void)!::write(STDERR_FILENO, interrupt_line, interrupt_length.load());
     io::bundle::remove_folder_in_signal();
     std::signal(signal, SIG_DFL);
     ::raise(signal);
@@ -93,12 +94,18 @@ void on_interrupt(int signal) {
 }  // namespace
 
 void end_on_signals() {
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
+    // A signal ignored when ffn-lab starts stays ignored: a shell script
+    // starts its background jobs so, for Ctrl-C to leave them running.
+    for (const int signal : {SIGINT, SIGTERM}) {
+        struct sigaction now {};
+        if (::sigaction(signal, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
+        std::signal(signal, on_interrupt);
+    }
 }
 
 void say_on_interrupt(const std::string& message) {
     const std::string line = "\n" + message.substr(0, sizeof interrupt_line - 2) + "\n";
+    interrupt_length = 0;
     std::memcpy(interrupt_line, line.data(), line.size());
     interrupt_length = line.size();
 }

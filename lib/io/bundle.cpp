@@ -1,6 +1,8 @@
 #include "io/bundle.h"
 
 #include <atomic>
+#include <csignal>
+#include <pthread.h>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -44,6 +46,17 @@ std::atomic<const std::vector<std::string>*> removal_list{nullptr};
 class Unpacked {
 public:
     Unpacked() {
+        // Ctrl-C while the files are written waits until the list of what to
+        // remove is whole (a fraction of a second), then removes them all.
+        sigset_t held, before;
+        sigemptyset(&held);
+        sigaddset(&held, SIGINT);
+        sigaddset(&held, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &held, &before);
+        struct Unblock {
+            const sigset_t& before;
+            ~Unblock() { pthread_sigmask(SIG_SETMASK, &before, nullptr); }
+        } unblock{before};
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/ffn-lab-bundle-XXXXXX";
         if (!::mkdtemp(pattern.data())) throw Error(pattern + ": cannot make a private folder for ffn-lab's carried configs");
