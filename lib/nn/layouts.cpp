@@ -48,21 +48,24 @@ void check_config_sizes(const io::Json& config, const std::string& folder, const
                                 "quantized weights' are not the model's",
                                 folder, method));
     }
+    // A size, or the block's own where a config gives one per block.
     const auto size = [&](const char* key) -> std::optional<std::size_t> {
         if (!config.contains(key) || config[key].is_null()) return std::nullopt;
-        if (!config[key].is_number_unsigned())
-            throw Error(fmt::format("{}/config.json: {} is {}, not a size", folder, key, config[key].dump()));
-        return config[key].get<std::size_t>();
+        const io::Json& v = config[key].is_array() && spec.layer < config[key].size() ? config[key][spec.layer] : config[key];
+        if (!v.is_number_unsigned()) throw Error(fmt::format("{}/config.json: {} is {}, not a size", folder, key, config[key].dump()));
+        return v.get<std::size_t>();
     };
-    const auto width = size(l.width_key), blocks_said = size(l.layers_key);
-    const auto hidden = size(l.hidden_key) ? size(l.hidden_key) : std::string(l.name) == "gpt2" && width ? std::optional(4 * *width) : std::nullopt;
+    const auto width = size(l.width_key), blocks_said = size(l.layers_key), hidden_said = size(l.hidden_key);
+    // GPT-2's n_inner, absent or null, is 4 x n_embd.
+    const bool gpt2_default = !hidden_said && std::string(l.name) == "gpt2" && width;
+    const auto hidden = gpt2_default ? std::optional(4 * *width) : hidden_said;
     const auto disagree = [&](const char* key, std::size_t said, const std::string& weights) {
         return Error(fmt::format("{}/config.json: {} is {}, but the weights {}; the config is not this checkpoint's", folder, key, said, weights));
     };
     if (width && *width != spec.d) throw disagree(l.width_key, *width, fmt::format("are {} wide", spec.d));
     if (hidden && *hidden != spec.hidden)
-        throw disagree(size(l.hidden_key) ? l.hidden_key : l.width_key, size(l.hidden_key) ? *hidden : *width,
-                       fmt::format("have {} hidden units{}", spec.hidden, size(l.hidden_key) ? "" : " (GPT-2's default is 4 x n_embd)"));
+        throw disagree(gpt2_default ? l.width_key : l.hidden_key, gpt2_default ? *width : *hidden,
+                       fmt::format("have {} hidden units{}", spec.hidden, gpt2_default ? " (GPT-2's default is 4 x n_embd)" : ""));
     if (blocks_said && *blocks_said < blocks) throw disagree(l.layers_key, *blocks_said, fmt::format("hold {} blocks", blocks));
 }
 

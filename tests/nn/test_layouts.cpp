@@ -205,6 +205,10 @@ TEST_CASE("config.json's sizes must be the weights', and a quantization_config i
     CHECK_THROWS_WITH(spec_of(neox, fmt::format(R"({{"intermediate_size": {}}})", hidden + 1)),
                       doctest::Contains(fmt::format("intermediate_size is {}, but the weights have {} hidden units", hidden + 1, hidden).c_str()));
     CHECK_THROWS_WITH(spec_of(neox, R"({"num_hidden_layers": 1})"), doctest::Contains("num_hidden_layers is 1, but the weights hold 2 blocks"));
+    // A size per block (Gemma-3n's intermediate_size): the block's own.
+    CHECK(spec_of(neox, fmt::format(R"({{"intermediate_size": [1, {}]}})", hidden)).hidden == hidden);
+    CHECK_THROWS_WITH(spec_of(neox, fmt::format(R"({{"intermediate_size": [{}, 1]}})", hidden)),
+                      doctest::Contains("intermediate_size is 1, but the weights have"));
     CHECK_THROWS_WITH(spec_of(neox, R"({"hidden_size": "8"})"), doctest::Contains("config.json: hidden_size is \"8\", not a size"));
     CHECK_THROWS_WITH(spec_of(neox, R"({"quantization_config": {"quant_method": "gptq", "bits": 4}})"),
                       doctest::Contains("config.json: a quantization_config (gptq)"));
