@@ -138,6 +138,9 @@ Head parse_head(std::string_view text, const Limits& limits) {
         if (version.starts_with("HTTP/")) return refused(505, "HTTP/1.1 and HTTP/1.0 only");
         return refused(400, "the request line: expected METHOD TARGET HTTP/1.1");
     }
+    if (target.size() > kMaxTarget) return refused(414, fmt::format("the request target: more than {} bytes", kMaxTarget));
+    for (const char c : target)
+        if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return refused(400, "the request target: a control character");
     // The absolute form (RFC 9112 3.2.2, which a server must take): its
     // authority stands for Host, and the rest is the target.
     constexpr std::string_view kScheme = "http://";
@@ -153,9 +156,6 @@ Head parse_head(std::string_view text, const Limits& limits) {
         target = origin_form;
     }
     if (target.empty() || target[0] != '/') return refused(400, "the request target: expected a path from /");
-    if (target.size() > kMaxTarget) return refused(414, fmt::format("the request target: more than {} bytes", kMaxTarget));
-    for (const char c : target)
-        if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return refused(400, "the request target: a control character");
     request.method = method;
     const std::size_t q = target.find('?');
     const auto path = decoded(target.substr(0, q), false);

@@ -147,7 +147,7 @@ TEST_CASE("serve: a net that diverges stops and says so - unknown sessions and b
     for (const auto& target : o["targets"]) CHECK_NOTHROW(experiments::width_sweep::live_config({{"target", target}}));
 }
 
-TEST_CASE("serve: --experiment names a kind with a live page; another kind, or none, is told apart") {
+TEST_CASE("serve: --experiment names a kind with a live page - another kind, or none, is told apart") {
     const auto refusal = [](const std::string& kind) {
         try {
             serve::Server server({.experiment = kind, .host = "127.0.0.1", .port = 0}, experiments::all_kinds());
