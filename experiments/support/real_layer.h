@@ -217,13 +217,13 @@ inline std::size_t input_row_count(const std::string& path, std::size_t d) {
     return detail::rows_entry(header, "inputs", d).shape[0];
 }
 
-// A checkpoint's layer on an inputs file draws nothing at random: every seed
+// A loaded layer on an inputs file draws nothing at random: every seed
 // would repeat one run (and a spread over seeds of identical numbers).
 inline void refuse_seeds_of_a_given_layer(const runner::Plan& plan) {
     if (plan.seeds.size() < 2) return;
     for (const runner::Run* r : plan.first_run_of_each_point())
-        if (!r->string("inputs").empty() && checkpoint_layer(*r))
-            throw Error("key 'seeds': a checkpoint's layer on an inputs file draws nothing at random, so every seed would repeat "
+        if (!r->string("inputs").empty() && !r->string("weights").empty())
+            throw Error("key 'seeds': a loaded layer on an inputs file draws nothing at random, so every seed would repeat "
                         "one run; give one seed (--set seeds=[0])");
 }
 
