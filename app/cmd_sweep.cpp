@@ -54,7 +54,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                   "Print the config as it would run (bases merged, overrides applied) as JSON, and run nothing");
     cmd->add_flag("--dry-run", o.dry_run,
                   "Print the config as it would run, the swept keys, the number of runs and the time the ones not "
-                  "cached would take (from this machine's measured speed); write nothing");
+                  "cached would take (from this machine's measured speed); write nothing (--print-config gives the JSON alone)");
     cmd->add_option("--log-every", o.log_every, "Record the training loss every N steps (the same as --set log_every=N)")
         ->check(CLI::Range(1L, 10000000L));
     return cmd;
