@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <pthread.h>
 #include <cstdlib>
 #include <filesystem>
@@ -40,6 +41,8 @@ std::atomic<const std::string*> unpacked_at{nullptr};
 // Its paths, files first and folders deepest first, once it is whole: what
 // a signal handler removes.
 std::atomic<const std::vector<std::string>*> removal_list{nullptr};
+// True while a thread fills the folder (with SIGINT and SIGTERM held).
+std::atomic<bool> unpacking{false};
 
 // The folder, removed at exit (a static's destructor: after main returns
 // or exit() is called), or by remove_folder_in_signal.
@@ -47,7 +50,9 @@ class Unpacked {
 public:
     Unpacked() {
         // Ctrl-C while the files are written waits until the list of what to
-        // remove is whole (a fraction of a second), then removes them all.
+        // remove is whole (a fraction of a second), then removes them all:
+        // held on this thread, and waited for by a handler on another.
+        unpacking = true;
         sigset_t held, before;
         sigemptyset(&held);
         sigaddset(&held, SIGINT);
@@ -55,7 +60,10 @@ public:
         pthread_sigmask(SIG_BLOCK, &held, &before);
         struct Unblock {
             const sigset_t& before;
-            ~Unblock() { pthread_sigmask(SIG_SETMASK, &before, nullptr); }
+            ~Unblock() {
+                unpacking = false;
+                pthread_sigmask(SIG_SETMASK, &before, nullptr);
+            }
         } unblock{before};
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/ffn-lab-bundle-XXXXXX";
@@ -93,6 +101,11 @@ private:
 }  // namespace
 
 void remove_folder_in_signal() noexcept {
+    // At most two seconds for another thread's unpacking to finish.
+    for (int waited = 0; unpacking.load() && waited < 2000; ++waited) {
+        const timespec millisecond{0, 1'000'000};
+        ::nanosleep(&millisecond, nullptr);
+    }
     const std::vector<std::string>* paths = removal_list.exchange(nullptr);
     if (!paths) return;
     for (const std::string& p : *paths)
