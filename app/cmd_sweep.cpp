@@ -121,13 +121,17 @@ int run_sweep(const SweepOptions& o) {
     // --out with no folder: Hydra's results/<config>/<UTC time>/.
     const bool default_out = o.out_option && o.out_option->count() > 0 && o.out_dir.empty();
     const std::string out = default_out ? runner::default_output_folder(config_path) : o.out_dir;
-    if (!out.empty() || !o.cache_dir.empty())
+    if (default_out)  // the same command would write a new folder
+        say_on_interrupt(fmt::format("{}: interrupted; the runs that finished are kept in {}, and --out {} computes only the rest",
+                                     config, runner::run_cache_folder(o.cache_dir, out), out));
+    else if (!out.empty() || !o.cache_dir.empty())
         say_on_interrupt(fmt::format("{}: interrupted; the runs that finished are kept in {}, and the same command computes only "
                                      "the rest",
                                      config, runner::run_cache_folder(o.cache_dir, out)));
     else
         say_on_interrupt(config + ": interrupted; nothing was kept (--out DIR keeps each finished run, to resume from)");
     const runner::SweepResult result = runner::sweep(plan, {.out = out,
+                                                            .new_out = default_out,
                                                             .cache = o.cache_dir,
                                                             .fresh = o.fresh,
                                                             .save_weights = o.save_weights,

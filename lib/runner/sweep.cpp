@@ -1,9 +1,12 @@
 #include "runner/sweep.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <fmt/ranges.h>
 #include <iterator>
 #include <optional>
@@ -57,6 +60,15 @@ public:
         make_output_folder(dir);
         made_.insert(made_.end(), missing.begin(), missing.end());
     }
+    // `dir` itself made here and now, or an error: a folder that appeared
+    // since it was named is another sweep's.
+    void make_new(const std::string& dir) {
+        make(std::filesystem::path(dir).lexically_normal().parent_path().string());
+        if (::mkdir(dir.c_str(), 0777) != 0)
+            throw Error(errno == EEXIST ? dir + ": another sweep took this folder in the same second; run again for the next one"
+                                        : fmt::format("{}: cannot make the folder ({})", dir, std::strerror(errno)));
+        made_.emplace_back(std::filesystem::path(dir).lexically_normal());
+    }
     void keep() { kept_ = true; }
 
 private:
@@ -103,7 +115,19 @@ std::string default_output_folder(const std::string& config_file) {
     gmtime_r(&now, &utc);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-    return (std::filesystem::path(kResultsFolder) / std::filesystem::path(config_file).stem() / stamp).string();
+    const std::filesystem::path folder = std::filesystem::path(kResultsFolder) / std::filesystem::path(config_file).stem();
+    // Taken: the folder, or the staging folder or lock beside it of a sweep
+    // still writing it.
+    const auto taken = [&](const std::string& name) {
+        std::error_code ec;
+        if (std::filesystem::exists(std::filesystem::symlink_status(folder / name, ec))) return true;
+        for (const auto& e : std::filesystem::directory_iterator(folder, ec))
+            if (e.path().filename().string().starts_with("." + name + ".")) return true;
+        return false;
+    };
+    std::string name = stamp;
+    for (int n = 2; taken(name); ++n) name = fmt::format("{}-{}", stamp, n);
+    return (folder / name).string();
 }
 
 SweepResult sweep(const Plan& plan, const SweepRequest& r) {
@@ -119,7 +143,8 @@ SweepResult sweep(const Plan& plan, const SweepRequest& r) {
     std::optional<OutputSet> out;
     if (!r.out.empty()) {
         const auto parent = std::filesystem::path(r.out).lexically_normal().parent_path();
-        if (!parent.empty()) made.make(parent.string());
+        if (r.new_out) made.make_new(r.out);
+        else if (!parent.empty()) made.make(parent.string());
         out.emplace(r.out, plan.source);
     }
     // Finished runs go to the cache as they finish, straight into OUT/runs

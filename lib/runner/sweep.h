@@ -19,6 +19,9 @@ namespace ffn::runner {
 
 struct SweepRequest {
     std::string out;           // --out DIR; "" for none
+    // True for --out with no folder (default_output_folder): `out` must not
+    // exist yet, and is made here, so that no other sweep's set is replaced.
+    bool new_out = false;
     std::string cache;         // --cache DIR; "": OUT/runs with --out, else none
     bool fresh = false;        // compute every run, reusing none
     std::string save_weights;  // --save-weights DIR
@@ -39,7 +42,8 @@ struct SweepRequest {
 // lists when it is given none.
 inline constexpr const char* kResultsFolder = "results";
 
-// --out given without a folder: Hydra's results/<config name>/<UTC time>/.
+// --out given without a folder: Hydra's results/<config name>/<UTC time>/,
+// or <UTC time>-2, -3 ... where a sweep of the same second has that one.
 std::string default_output_folder(const std::string& config_file);
 
 // Checks what `request` asks of `plan` (the plot choice, weights from a kind

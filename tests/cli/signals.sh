@@ -1,7 +1,8 @@
 #!/bin/sh
 # Ctrl-C (SIGINT) or SIGTERM during a run of a config built into the
-# binary: ffn-lab ends by that signal (the shell's 130 or 143), and the
-# private folder it unpacked the carried files into is gone with it.
+# binary: ffn-lab ends by that signal (the shell's 130 or 143), says how to
+# resume, and the private folder it unpacked the carried files into is gone
+# with it.
 # Usage: signals.sh FFN_LAB WORK_FOLDER
 set -u
 ffnlab=$1
@@ -15,7 +16,7 @@ cd "$work/here" || exit 1  # outside a checkout: the built-in layer_units
 # signal ignored at its start (as a script's Ctrl-C asks; the last case
 # below): env gives the job the default back.
 for signal in INT TERM; do
-    env --default-signal=INT "$ffnlab" sweep layer_units --set permutations=99999 --set seeds=0:50 > /dev/null 2> "$work/err" &
+    env --default-signal=INT "$ffnlab" sweep layer_units --set permutations=99999 --set seeds=0:50 --out > /dev/null 2> "$work/err" &
     pid=$!
     tries=0
     until ls "$work/tmp" | grep -q '^ffn-lab-bundle-'; do
@@ -29,12 +30,15 @@ for signal in INT TERM; do
     rc=$?
     expected=$([ "$signal" = INT ] && echo 130 || echo 143)
     [ "$rc" = "$expected" ] || { echo "$signal: exit $rc, expected $expected"; cat "$work/err"; exit 1; }
-    grep -q 'interrupted' "$work/err" || { echo "$signal: no line saying what was kept"; cat "$work/err"; exit 1; }
+    # --out with no folder: the same command would start a new folder, so
+    # the line names the one to resume.
+    grep -q 'interrupted; the runs that finished are kept in results/layer_units/[0-9-]*/runs, and --out results/layer_units/[0-9-]* computes only the rest' "$work/err" ||
+        { echo "$signal: no line saying what was kept and how to resume"; cat "$work/err"; exit 1; }
     [ -z "$(ls "$work/tmp")" ] || { echo "$signal: left in TMPDIR: $(ls "$work/tmp")"; exit 1; }
 done
 # A signal while the carried files are still being written (their first
 # tenth of a second, when a typo is noticed) takes them all the same.
-for at in 0.02 0.05 0.1 0.15; do
+for at in 0.005 0.01 0.02 0.05 0.1 0.15; do
     "$ffnlab" sweep layer_units --set permutations=99999 --set seeds=0:50 > /dev/null 2> "$work/err" &
     pid=$!
     sleep "$at"
