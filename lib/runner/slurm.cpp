@@ -1,6 +1,7 @@
 #include "runner/slurm.h"
 
 #include <fmt/format.h>
+#include <regex>
 
 #include <cctype>
 #include <filesystem>
@@ -40,7 +41,11 @@ SlurmScripts write_slurm_scripts(const SlurmArray& a) {
     // Every #SBATCH value before anything is written.
     sbatch_value("out", out.string());  // the logs' path goes into #SBATCH --output
     if (!a.partition.empty()) sbatch_value("partition", a.partition);
-    if (!a.time.empty()) sbatch_value("time", a.time);
+    // Slurm's forms: minutes, m:s, h:m:s, d-h, d-h:m, d-h:m:s, or no limit;
+    // another would fail each task at sbatch, after the scripts are out.
+    static const std::regex kTime(R"((\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}|UNLIMITED|INFINITE|unlimited|infinite))");
+    if (!a.time.empty() && !std::regex_match(sbatch_value("time", a.time), kTime))
+        throw Error(fmt::format("--time '{}': expected minutes, H:MM:SS or D-HH:MM:SS (Slurm's forms)", a.time));
     if (!a.mem.empty()) sbatch_value("mem", a.mem);
     // The merge job takes every folder in OUT/shards.
     if (fs::is_directory(out / "shards", ec))
