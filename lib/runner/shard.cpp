@@ -78,6 +78,9 @@ ShardRecord read_shard_record(const std::string& dir) {
     record.config_file = doc["config_file"].get<std::string>();
     record.fingerprint = doc["fingerprint"].get<std::string>();
     record.config = doc["config"];
+    if (doc.contains("overrides") && doc["overrides"].is_array())
+        for (const auto& o : doc["overrides"])
+            if (o.is_string()) record.overrides.push_back(o.get<std::string>());
     for (const auto& id : runs) {
         if (!id.is_string()) throw Error(file + ": 'runs' holds " + id.dump() + ", not a run id (not a shard ffn-lab wrote)");
         record.runs.push_back(id.get<std::string>());
@@ -109,9 +112,16 @@ Plan plan_from_shards(const std::vector<std::string>& dirs, const std::vector<Ex
     std::vector<const std::pair<std::string, ShardRecord>*> by_index(n + 1, nullptr);
     for (const auto& part : parts) {
         const auto& [dir, p] = part;
-        if (p.fingerprint != first.fingerprint)
-            throw Error(fmt::format("{} and {}: shards of different sweeps ({} and {}, or the same config with other --set values)",
-                                    first_dir, dir, first.config_file, p.config_file));
+        if (p.fingerprint != first.fingerprint) {
+            const auto sets = [](const ShardRecord& r) {
+                return r.overrides.empty() ? std::string("no --set") : fmt::format("--set {}", fmt::join(r.overrides, " --set "));
+            };
+            const std::string why = first.config_file != p.config_file ? fmt::format("{} and {}", first.config_file, p.config_file)
+                                    : first.overrides != p.overrides
+                                        ? fmt::format("{} with {}, and with {}", first.config_file, sets(first), sets(p))
+                                        : fmt::format("{} as it read then and later: the file changed", first.config_file);
+            throw Error(fmt::format("{} and {}: shards of different sweeps ({})", first_dir, dir, why));
+        }
         if (p.shard.count != n)
             throw Error(fmt::format("{}: shard {}/{}, but {} is one of {}", dir, p.shard.index, p.shard.count, first_dir, n));
         if (by_index[p.shard.index])
@@ -123,6 +133,7 @@ Plan plan_from_shards(const std::vector<std::string>& dirs, const std::vector<Ex
         if (!by_index[i]) missing.push_back(fmt::format("{}/{}", i, n));
     if (!missing.empty()) throw Error(fmt::format("merge: shard {} missing (give every shard's folder)", fmt::join(missing, ", ")));
     Plan plan = make_plan(first.config, first.config_file, {}, kinds);
+    plan.overrides = first.overrides;  // in the config already; the manifest says how they were given
     if (plan_fingerprint(plan) != first.fingerprint)
         throw Error(first_dir + ": its config no longer makes the plan it ran (another ffn-lab version?); run the shards again");
     for (std::size_t i = 1; i <= n; ++i) {

@@ -37,6 +37,7 @@ struct ShardRecord {
     Shard shard;
     std::string config_file, fingerprint;
     Json config;                   // the config as run
+    std::vector<std::string> overrides;  // its --set texts, as given (for the merged manifest)
     std::vector<std::string> runs;  // the part's run ids, in grid order
 };
 

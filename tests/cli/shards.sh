@@ -41,7 +41,11 @@ refused() {  # refused WHAT REGEX ARGS...: exit 2 with REGEX on stderr
 refused "a missing shard" "shard 2/3 missing" merge "$work/shard1" "$work/shard3" -q
 refused "a shard twice" "both are shard 1/3" merge "$work/shard1" "$work/shard1" "$work/shard2" "$work/shard3" -q
 "$ffnlab" sweep -c "$config" -q --set lr=0.002 --set steps=20 --shard 2/3 --out "$work/other2" || exit 1
-refused "another sweep's shard" "shards of different sweeps" merge "$work/shard1" "$work/other2" "$work/shard3" -q
+refused "another sweep's shard" "shards of different sweeps (configs/width_quick.json with no --set, and with --set lr=0.002 --set steps=20)" merge "$work/shard1" "$work/other2" "$work/shard3" -q
+# Shards run with --set: the merged manifest records them as a single run's does.
+for i in 1 2; do "$ffnlab" sweep -c "$config" -q --set steps=20 --shard "$i/2" --out "$work/set$i" || exit 1; done
+"$ffnlab" merge "$work/set1" "$work/set2" -q --out "$work/set_merged" > /dev/null || { echo "merging shards run with --set failed"; exit 1; }
+tr -d ' \n' < "$work/set_merged/manifest.json" | grep -q '"overrides":\["steps=20"\]' || { echo "the merged manifest lost the shards' --set"; exit 1; }
 refused "a folder that is no shard" "no shard.json" merge "$work/shard1" "$work/single" "$work/shard3" -q
 rm -r "$work/parts/2"
 refused "--shards-in with a part missing" "shard 2/3 missing" merge --shards-in "$work/parts" -q
