@@ -109,9 +109,31 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
             // bits (gemm.h), so the table is the table of every CPU.
             // The config it was made from (resolved, as a manifest records
             // it), so that a later check can say what changed since.
-            io::write_file_atomically(expected, report::expected_document(plan.kind->name, result.tables, plan.config));
+            const std::string document = report::expected_document(plan.kind->name, result.tables, plan.config);
+            // What the update replaced, as check would have said it: a
+            // table rewritten should not pass unremarked.
+            std::vector<std::string> replaced = {"(new)"};
+            if (fs::exists(expected, ec)) {
+                try {
+                    if (io::read_file(expected) == document) {
+                        replaced = {"(unchanged)"};
+                    } else {
+                        const auto old = report::expected_form_of_file(report::read_tables(expected), result.tables);
+                        const auto differences = report::diff_tables(report::expected_form(result.tables), old, plan.check_tolerance);
+                        replaced = {differences.empty() ? "(the same within the check's tolerance; digits beyond it changed)"
+                                                        : "replacing: " + report::difference_summary(differences, old.size()) +
+                                                              " (A = this run, B = the table replaced)"};
+                        if (const auto changed = config_changes(plan.config, expected); !changed.empty())
+                            replaced.push_back("the config changed since the replaced table was written: " + changed);
+                    }
+                } catch (const Error&) {
+                    replaced = {"(replacing a table that could not be read)"};
+                }
+            }
+            io::write_file_atomically(expected, document);
             outcome.status = CheckStatus::updated;
-            outcome.details.push_back("wrote " + expected);
+            outcome.details.push_back("wrote " + expected + " " + replaced.front());
+            outcome.details.insert(outcome.details.end(), replaced.begin() + 1, replaced.end());
             return outcome;
         }
         if (!fs::exists(expected))

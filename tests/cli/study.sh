@@ -42,5 +42,11 @@ case "$first" in *" cells differ in "*" rows of "*" tables ("*" tables compared)
 case "$out" in *"the config changed since the expected table was written: x (none) -> [-2,4]"*) ;;
     *) echo "check does not name the changed key: $out"; exit 1 ;; esac
 case "$out" in *"column 'run_id'"*) echo "check lists run ids as cells: $out"; exit 1 ;; esac
+# --update says what it replaced: the changes and the config's, or nothing.
+out=$("$ffnlab" check --root study --update) || { echo "check --update of a changed config failed: $out"; exit 1; }
+case "$out" in *"wrote study/expected/mine.json replacing: "*" cells differ in "*"the config changed since the replaced table was written: x (none) -> [-2,4]"*) ;;
+    *) echo "check --update does not say what it replaced: $out"; exit 1 ;; esac
+out=$("$ffnlab" check --root study --update) || { echo "check --update, again, failed: $out"; exit 1; }
+case "$out" in *"wrote study/expected/mine.json (unchanged)"*) ;; *) echo "a second --update does not say it changed nothing: $out"; exit 1 ;; esac
 
-echo "study.sh: missing, created, passing and differing expected tables in a study folder; a changed config named"
+echo "study.sh: missing, created, passing and differing expected tables in a study folder; a changed config named; updates say what they replaced"
