@@ -32,10 +32,12 @@ void plot_contrast(const runner::Plan& plan, const std::vector<report::Table>&, 
     for (const auto& key : plan.swept_keys)
         if (key != "seed") swept += (swept.empty() ? "" : ", ") + key;
     // The panels leave the bottom strip to the key, which sits on no data.
-    std::string body = fmt::format("set multiplot layout {},{} margins 0.06,0.98,0.12,0.9 spacing 0.07,0.1 title '{}'\n", down, across,
-                                   plot::plain_title(fmt::format("every unit of seed {}: held-out contrast (y) against discovery contrast (x); "
-                                                                 "panels by {}",
-                                                                 drawn, swept))) +
+    // Two lines (a double-quoted gnuplot string reads \n): on one, the title
+    // ran past both edges. Key names and a seed hold no quote to escape.
+    std::string body = fmt::format("set multiplot layout {},{} margins 0.06,0.98,0.12,0.86 spacing 0.07,0.1 title \"{}\\n{}\"\n", down,
+                                   across,
+                                   plot::plain_title(fmt::format("every unit of seed {}: held-out contrast (y) against discovery contrast (x)", drawn)),
+                                   plot::plain_title("panels by " + swept)) +
                        "set size square\nunset xlabel\nunset ylabel\n"
                        "unset key\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
