@@ -203,9 +203,10 @@ std::vector<report::Table> run_table(const runner::Run& run, const FitData& data
     std::vector<report::Table> out;
     report::Table& t = out.emplace_back(empty_run_table());
     const bool ok = std::isfinite(f.rmse);
-    // A smooth activation has no kinks to count: n/a (null), not 0.
+    // A smooth activation has no kinks to count, and a diverged net's
+    // weights are no function: n/a (null), not 0.
     Cell kinks{}, kinks_grid{};
-    if (nn::is_piecewise_linear(f.activation)) {
+    if (ok && nn::is_piecewise_linear(f.activation)) {
         kinks = static_cast<std::int64_t>(analysis::kinks_inside(f.w, f.b, data.lo, data.hi));
         kinks_grid = static_cast<std::int64_t>(grid_kinks(f, data.lo, data.hi, static_cast<std::size_t>(run.integer("grid_points"))));
     }
