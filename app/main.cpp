@@ -3,6 +3,8 @@
 // computation and every rule about files lives in lib/ and experiments/.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,6 +66,12 @@ int finish_stdout(int code, bool stdout_closed) {
     std::cout.flush();
     const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
     if (!failed) return code;
+    // A pipe whose reader has gone (`| head`) says so on poll: named as what
+    // happened, not as a failed write.
+    struct stat st {};
+    pollfd out{STDOUT_FILENO, 0, 0};
+    const bool reader_gone = ::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) && ::poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
+    if (reader_gone) return fail("stdout: the reader closed the pipe before the end (as `head` does); the rest was not written");
     const std::string why = stdout_closed ? "it is closed" : errno ? std::strerror(errno) : "a write failed";
     return fail("stdout: the output could not be written (" + why + ")");
 }

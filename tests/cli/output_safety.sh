@@ -222,6 +222,10 @@ e=$?
 "$ffnlab" sweep -c $P -q >&- 2> "$work/err"
 e=$?
 [ $e -eq 2 ] && grep -q "stdout" "$work/err" && ok || bad "6: closed stdout" "exit $e: $(cat "$work/err")"
+# A reader that goes (head) is named as such: 10,000 rows overrun the pipe.
+{ "$ffnlab" sweep -c configs/width.json --set 'seeds=0:2000' -f csv --table runs -q 2> "$work/err"; echo $? > "$work/rc"; } | head -n 1 > /dev/null
+e=$(cat "$work/rc")
+[ "$e" -eq 2 ] && grep -q "stdout: the reader closed the pipe before the end" "$work/err" && ok || bad "6: reader gone" "exit $e: $(cat "$work/err")"
 
 # --- 7. hangs -------------------------------------------------------------
 d=$work/c7
