@@ -1,5 +1,6 @@
 #include "experiments/width_sweep/target.h"
 
+#include <fmt/format.h>
 #include <muParser.h>
 
 #include <cmath>
@@ -83,7 +84,7 @@ double TargetFunction::operator()(double x) {
     impl_->x = x;
     const double y = impl_->parser.Eval();
     if (!std::isfinite(y))
-        throw Error("key '" + key_ + "': the expression is not finite at x = " + std::to_string(x));
+        throw Error(fmt::format("key '{}': the expression is not finite at x = {:.6g}", key_, x));
     return y;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/names.h"
 #include "io/atomic_file.h"
 #include "io/bundle.h"
 #include "io/json.h"
@@ -84,7 +85,14 @@ Json load_config_chain(const std::string& path, std::vector<std::string>& chain,
     if (base_path.empty()) {
         std::string list;
         for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-        throw Error(path + ": key 'base': no config '" + base + "' (tried " + list + ")");
+        // The names a base may give a bundled config ("smoke/width_small").
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < io::bundle::kFileCount; ++i)
+            if (const std::string_view file = io::bundle::kFiles[i].path; file.starts_with("configs/") && file.ends_with(".json"))
+                names.emplace_back(file.substr(8, file.size() - 8 - 5));
+        const auto guess = did_you_mean(base.ends_with(".json") ? base.substr(0, base.size() - 5) : base, names);
+        throw Error(path + ": key 'base': no config '" + base + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") + " (tried " + list +
+                    ")");
     }
     Json merged = load_config_chain(base_path, chain, bundled);
     if (!merged.is_object()) throw Error(base_path + ": expected a JSON object at the top level");
