@@ -10,7 +10,6 @@
 #include "experiments/registry.h"
 #include "io/process.h"
 #include "runner/config.h"
-#include "report/text.h"
 #include "runner/slurm.h"
 
 namespace ffn::app {
@@ -59,9 +58,6 @@ int run_slurm(const SlurmOptions& o) {
     // as given, for the tasks' ffn-lab to find the same way.
     const std::string config_path = resolve_config(o.config);
     const auto plan = runner::make_plan(runner::load_config(config_path, bundled_configs()), config_path, overrides, experiments::all_kinds());
-    if (static_cast<std::size_t>(o.shards) > plan.runs.size())
-        throw Error(fmt::format("--shards {}: the sweep has {}, so {} tasks would have nothing to do", o.shards,
-                                report::counted(plan.runs.size(), "run"), static_cast<std::size_t>(o.shards) - plan.runs.size()));
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw Error("cannot find this ffn-lab's own path (/proc/self/exe) for the job scripts");

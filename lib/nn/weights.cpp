@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "core/error.h"
 #include "io/safetensors.h"
@@ -29,10 +30,14 @@ void load_weights(const std::string& path, Module<T>& module, const std::map<std
                   const std::map<std::string, std::string>& aliases) {
     // A name the model has no parameter of is a misspelling: named as one,
     // not as the tensor the parameter's own name then misses.
+    std::set<std::string> known;
     std::string parameters;
-    for (const auto& p : module.parameters()) parameters += (parameters.empty() ? "" : ", ") + p.name;
+    for (const auto& p : module.parameters()) {
+        known.insert(p.name);
+        parameters += (parameters.empty() ? "" : ", ") + p.name;
+    }
     for (const auto& mapped : names)
-        if ((", " + parameters + ", ").find(", " + mapped.first + ", ") == std::string::npos)
+        if (!known.count(mapped.first))
             throw Error("key 'names': the model has no parameter '" + mapped.first + "' (its parameters: " + parameters + ")");
     const io::SafetensorsFile file = io::read_safetensors(path);
     for (const auto& p : module.parameters()) {

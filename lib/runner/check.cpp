@@ -67,6 +67,25 @@ namespace {
 // "lr 0.001 -> 0.01, steps 5000 -> 300": each key of the config an
 // expected table records that the config now sets otherwise; empty when
 // the table records none (written before tables kept their config).
+// A run's tables against an expected file's, at the config's tolerance. A
+// run id is the hash of the run's settings: when the config changed they
+// all differ, which says no more than the config does, so they are counted
+// apart, not listed as cells.
+struct Comparison {
+    std::vector<report::Difference> differences;
+    std::size_t tables = 0, run_ids = 0;
+    bool same() const { return differences.empty() && run_ids == 0; }
+    std::string summary() const { return report::difference_summary(differences, tables); }
+};
+Comparison compare_with_file(const Plan& plan, const SweepResult& result, const std::string& expected) {
+    const auto expected_tables = report::expected_form_of_file(report::read_tables(expected), result.tables);
+    Comparison c{report::diff_tables(report::expected_form(result.tables), expected_tables, plan.check_tolerance), expected_tables.size()};
+    const auto is_run_id = [](const report::Difference& d) { return d.is_cell() && d.column == "run_id"; };
+    c.run_ids = static_cast<std::size_t>(std::count_if(c.differences.begin(), c.differences.end(), is_run_id));
+    c.differences.erase(std::remove_if(c.differences.begin(), c.differences.end(), is_run_id), c.differences.end());
+    return c;
+}
+
 std::string config_changes(const Json& now, const std::string& expected) {
     const Json doc = load_json_file(expected);
     if (!doc.is_object() || !doc.contains("manifest") || !doc["manifest"].is_object() || !doc["manifest"].contains("config")) return "";
@@ -118,11 +137,9 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
                     if (io::read_file(expected) == document) {
                         replaced = {"(unchanged)"};
                     } else {
-                        const auto old = report::expected_form_of_file(report::read_tables(expected), result.tables);
-                        const auto differences = report::diff_tables(report::expected_form(result.tables), old, plan.check_tolerance);
-                        replaced = {differences.empty() ? "(the same within the check's tolerance; digits beyond it changed)"
-                                                        : "replacing: " + report::difference_summary(differences, old.size()) +
-                                                              " (A = this run, B = the table replaced)"};
+                        const Comparison c = compare_with_file(plan, result, expected);
+                        replaced = {c.same() ? "(the same within the check's tolerance; digits beyond it changed)"
+                                             : "replacing: " + c.summary() + " (A = this run, B = the table replaced)"};
                         if (const auto changed = config_changes(plan.config, expected); !changed.empty())
                             replaced.push_back("the config changed since the replaced table was written: " + changed);
                     }
@@ -139,17 +156,11 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
         if (!fs::exists(expected))
             throw Error(expected + ": no expected table (run `ffn-lab check " + (root == "." ? "" : "--root " + root + " ") +
                         "--update " + config_path + "` to create it)");
-        const auto ours = report::expected_form(result.tables);
-        const auto expected_tables = report::expected_form_of_file(report::read_tables(expected), result.tables);
-        auto differences = report::diff_tables(ours, expected_tables, plan.check_tolerance);
-        outcome.status = differences.empty() ? CheckStatus::ok : CheckStatus::differs;
-        if (differences.empty()) return outcome;
-        // A run id is the hash of the run's settings: when the config
-        // changed they all differ, which says no more than the config does.
-        const auto is_run_id = [](const report::Difference& d) { return d.is_cell() && d.column == "run_id"; };
-        const auto run_ids = static_cast<std::size_t>(std::count_if(differences.begin(), differences.end(), is_run_id));
-        differences.erase(std::remove_if(differences.begin(), differences.end(), is_run_id), differences.end());
-        outcome.details.push_back(report::difference_summary(differences, expected_tables.size()) + " (A = this run, B = expected)");
+        const Comparison c = compare_with_file(plan, result, expected);
+        const auto& differences = c.differences;
+        outcome.status = c.same() ? CheckStatus::ok : CheckStatus::differs;
+        if (c.same()) return outcome;
+        outcome.details.push_back(c.summary() + " (A = this run, B = expected)");
         if (const auto changed = config_changes(plan.config, expected); !changed.empty())
             outcome.details.push_back("the config changed since the expected table was written: " + changed);
         for (const auto& t : result.tables)
@@ -159,7 +170,7 @@ CheckOutcome check_config(const std::string& config_path, const std::string& roo
                 outcome.details.push_back("table '" + t.name() + "_summary' is table '" + t.name() +
                                           "' summed up per group (an expected table keeps no per-item rows); `ffn-lab sweep " +
                                           config_path + " --out DIR` writes its rows");
-        if (run_ids) outcome.details.push_back((run_ids == 1 ? std::string("1 run id differs") : std::to_string(run_ids) + " run ids differ") + " (the runs' settings are not the same)");
+        if (c.run_ids) outcome.details.push_back((c.run_ids == 1 ? std::string("1 run id differs") : std::to_string(c.run_ids) + " run ids differ") + " (the runs' settings are not the same)");
         for (const auto& d : differences) outcome.details.push_back(report::describe(d));
     } catch (const Error& e) {
         outcome.status = CheckStatus::error;

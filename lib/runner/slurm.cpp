@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "io/atomic_file.h"
+#include "report/text.h"
 
 namespace ffn::runner {
 
@@ -38,6 +39,9 @@ std::string sbatch_value(const std::string& option, const std::string& value) {
 SlurmScripts write_slurm_scripts(const SlurmArray& a) {
     std::error_code ec;
     const fs::path out = fs::absolute(a.out, ec), scripts = out / "slurm";
+    if (a.shards > a.runs)
+        throw Error(fmt::format("--shards {}: the sweep has {}, so {} tasks would have nothing to do", a.shards,
+                                report::counted(a.runs, "run"), a.shards - a.runs));
     // Every #SBATCH value before anything is written.
     sbatch_value("out", out.string());  // the logs' path goes into #SBATCH --output
     if (!a.partition.empty()) sbatch_value("partition", a.partition);

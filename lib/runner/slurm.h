@@ -13,7 +13,7 @@ struct SlurmArray {
     std::string config;                  // as the user gave it (a path, or a bundled name)
     std::vector<std::string> overrides;  // the --set texts
     std::string out;                     // OUT
-    std::size_t shards = 0, cpus_per_task = 1, runs = 0;  // runs: the plan's, for the script's comment
+    std::size_t shards = 0, cpus_per_task = 1, runs = 0;  // runs: the plan's, for the script's comment (and at least `shards`)
     std::string partition, time, mem;    // #SBATCH values; empty: Slurm's defaults
     std::string program, working_folder;  // this ffn-lab, and the folder the tasks start in (absolute)
 };
