@@ -379,8 +379,6 @@ Json resolve_keys(const Json& flat, const Json& root, const Schema& schema, cons
     return resolved;
 }
 
-// The grid's axes: the zip block's keys as one axis that walks together,
-// then an axis per swept key.
 // A value (or a zip's tuple) twice on one axis would run the same runs
 // twice, under one run id, and give a table two rows of one key.
 void refuse_repeated_steps(const Axis& axis, const std::string& where) {
@@ -393,6 +391,8 @@ void refuse_repeated_steps(const Axis& axis, const std::string& where) {
     }
 }
 
+// The grid's axes: the zip block's keys as one axis that walks together,
+// then an axis per swept key.
 std::vector<Axis> read_axes(const Json& root, const Schema& schema, const std::string& source, const std::string& kind_name) {
     std::vector<Axis> axes;
     if (root.contains("zip")) {
